@@ -1,0 +1,66 @@
+"""rageval_lc: score retrieval-augmented generation inside LangChain, DSPy and LangSmith, offline by default.
+
+Importing the package is light: it loads pydantic, not torch, sentence-transformers, DSPy or LangChain.
+
+Example:
+    >>> from rageval_lc import RagSample, evaluate_sample
+    >>> sample = RagSample(question="Where is Paris?", contexts=["Paris is in France. It is large."],
+    ...                    response="Paris is in France.",
+    ...                    labels={"all_relevant_sentence_keys": ["0a"], "all_utilized_sentence_keys": ["0a"],
+    ...                            "unsupported_response_sentence_keys": []})
+    >>> evaluate_sample(sample, "trace").scores()["completeness"]
+    1.0
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
+from rageval_lc.errors import MissingDependencyError, RagevalError
+from rageval_lc.evaluators import REGISTRY, MetricSpec, SampleResult, evaluate_sample
+from rageval_lc.judges import LabelsJudge
+from rageval_lc.metrics import (
+    AgreementRecord,
+    AgreementReport,
+    TraceScores,
+    auroc,
+    judge_agreement,
+    rmse_against_truth,
+    rmse_aggregation,
+    trace_rmse_aggregation,
+    trace_scores,
+)
+from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
+from rageval_lc.text import KeyedSentences, split_sentences
+
+__all__ = [
+    "REGISTRY",
+    "AgreementRecord",
+    "AgreementReport",
+    "KeyReport",
+    "KeyedSentences",
+    "LabelsJudge",
+    "MetricResult",
+    "MetricSpec",
+    "MissingDependencyError",
+    "RagSample",
+    "RagbenchRecord",
+    "RagevalError",
+    "SampleResult",
+    "SentenceSupport",
+    "TraceLabels",
+    "TraceScores",
+    "__version__",
+    "auroc",
+    "evaluate_sample",
+    "judge_agreement",
+    "load_ragbench",
+    "ragbench_record",
+    "rmse_against_truth",
+    "rmse_aggregation",
+    "sample_from_row",
+    "split_sentences",
+    "trace_rmse_aggregation",
+    "trace_scores",
+]

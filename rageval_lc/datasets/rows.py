@@ -1,0 +1,52 @@
+"""Input rows for ``rageval evaluate``: RAGBench rows or generic rows, one JSON object each.
+
+A generic row has ``question``, ``contexts``, ``response``, and optionally ``id``, ``reference``,
+``metadata``, ``labels`` (TRACe labels, a mapping) and pre-keyed ``documents_sentences`` /
+``response_sentences``. Any other field is kept under ``metadata["row"]`` so nothing is lost.
+
+Example:
+    >>> sample = sample_from_row({"id": 3, "question": "Q?", "contexts": ["A."], "response": "A.", "score": 5})
+    >>> sample.id, sample.metadata
+    ('3', {'row': {'score': 5}})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rageval_lc._validation import check_mapping
+from rageval_lc.datasets.ragbench import is_ragbench_row, ragbench_record
+from rageval_lc.schema import RagSample
+from rageval_lc.text import KeyedSentences
+
+__all__ = ["GENERIC_FIELDS", "sample_from_row"]
+
+GENERIC_FIELDS = ("id", "question", "contexts", "response", "reference", "metadata", "labels")
+_KEYED = ("documents_sentences", "response_sentences")
+
+
+def sample_from_row(row: object) -> RagSample:
+    """Build a sample from a RAGBench row (detected by its fields) or a generic row.
+
+    Raises:
+        TypeError: If the row is not a JSON object, or a field has the wrong type.
+        ValueError: If a required field is missing or empty.
+    """
+    row = check_mapping(row, name="row", caller="sample_from_row")
+    if is_ragbench_row(row):
+        return ragbench_record(row).sample
+    if "labels" in row and row["labels"] is not None:
+        check_mapping(row["labels"], name="labels", caller="sample_from_row")
+    metadata: dict[str, Any] = dict(check_mapping(row.get("metadata") or {}, name="metadata", caller="sample_from_row"))
+    extra = {k: v for k, v in row.items() if k not in GENERIC_FIELDS and k not in _KEYED}
+    if extra:
+        metadata["row"] = extra
+    keyed = None
+    if any(field in row for field in _KEYED):
+        missing = [field for field in _KEYED if field not in row]
+        if missing:
+            msg = f"A row with pre-keyed sentences needs both {list(_KEYED)}; this one lacks {missing}."
+            raise ValueError(msg)
+        keyed = KeyedSentences.from_pairs(row["documents_sentences"], row["response_sentences"])
+    fields: dict[str, Any] = {f: row[f] for f in GENERIC_FIELDS if f in row and f != "metadata"}
+    return RagSample(**fields, metadata=metadata, keyed_sentences=keyed)

@@ -1,0 +1,180 @@
+"""The ``rageval`` command: evaluate through the CLI, bad rows, exit statuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rageval_lc.cli import main
+
+RELEASED = {
+    "context_relevance": "relevance_score",
+    "context_utilization": "utilization_score",
+    "completeness": "completeness_score",
+    "adherence": "adherence_score",
+}
+SCORE_KEYS = [
+    "context_relevance",
+    "context_utilization",
+    "completeness",
+    "adherence",
+    "average",
+    "rmse_aggregation",
+    "adherence_ratio",
+]
+
+
+def generic_row(row_id: str, **extra: object) -> dict:
+    return {
+        "id": row_id,
+        "question": "What do cats do?",
+        "contexts": ["Cats sleep a lot. Cats hunt mice.", "Dogs bark at night."],
+        "response": "Cats sleep a lot. They fly.",
+        "labels": {
+            "all_relevant_sentence_keys": ["0a", "0b"],
+            "all_utilized_sentence_keys": ["0a"],
+            "sentence_support_information": [
+                {"response_sentence_key": "a", "supporting_sentence_keys": ["0a"], "fully_supported": True},
+                {"response_sentence_key": "b", "supporting_sentence_keys": [], "fully_supported": False},
+            ],
+        },
+        **extra,
+    }
+
+
+def write_jsonl(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path], tmp_path: Path, capsys) -> None:
+    source = tmp_path / "ragbench_all.jsonl"
+    source.write_text("".join(p.read_text(encoding="utf-8") for p in ragbench_files), encoding="utf-8")
+    inputs = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    out = tmp_path / "out.jsonl"
+    status = main(
+        [
+            "evaluate",
+            str(source),
+            "--metrics",
+            "trace",
+            "--judge",
+            "labels",
+            "--trace-mode",
+            "ragbench",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert status == 0
+    rows = read_jsonl(out)
+    assert len(rows) == len(inputs) == 2981
+    for row, original in zip(rows, inputs, strict=True):
+        assert row["id"] == f"{original['dataset_name']}:{original['id']}:{original['generation_model_name']}"
+        assert list(row["scores"]) == SCORE_KEYS
+        for metric, column in RELEASED.items():
+            assert row["scores"][metric] == float(original[column]), (row["id"], metric)
+            assert row["status"][metric] == "ok"
+        assert set(row) == {"id", "scores", "status", "reason", "details", "line"}
+    summary = capsys.readouterr().err
+    assert "2981 rows scored, 0 failed." in summary
+    assert "context_relevance" in summary
+
+
+def test_cli_capstone_mode_on_a_hand_checked_row(tmp_path: Path, capsys) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("cats"))])
+    assert main(["evaluate", str(source), "--trace-mode", "capstone", "--no-progress"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    # Two relevant keys over 20 = 0.1; 1 utilized / 2 relevant = 0.5; overlap 1 / 2 = 0.5; b unsupported.
+    assert row["scores"]["context_relevance"] == pytest.approx(0.1)
+    assert row["scores"]["context_utilization"] == 0.5
+    assert row["scores"]["completeness"] == 0.5
+    assert row["scores"]["adherence"] == 0.0
+    assert row["scores"]["adherence_ratio"] == 0.5
+    assert row["scores"]["average"] == pytest.approx(0.275)
+    assert row["details"]["trace"]["unsupported_sentences"] == 1
+    assert row["reason"]["adherence"] == "Unsupported response sentences: b."
+
+
+def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> None:
+    lines = [
+        json.dumps(generic_row("r1")),
+        '{"id": "r2", "question": "broken json',
+        json.dumps(generic_row("r3", question="")),
+        json.dumps({k: v for k, v in generic_row("r4").items() if k != "labels"}),
+        "",
+        json.dumps(generic_row("r5", contexts=[])),
+        json.dumps(generic_row("r6", response=7)),
+        json.dumps(generic_row("r7")),
+    ]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    assert main(["evaluate", str(source), "--out", str(out), "--no-progress"]) == 0
+    rows = read_jsonl(out)
+    assert [r["line"] for r in rows] == [1, 2, 3, 4, 6, 7, 8]
+    assert [r["id"] for r in rows] == ["r1", None, "r3", "r4", "r5", "r6", "r7"]
+    failed = {r["line"]: r["reason"]["adherence"] for r in rows if r["status"]["adherence"] == "error"}
+    assert set(failed) == {2, 3, 4, 6, 7}
+    assert "line 2 is not valid JSON" in failed[2]
+    assert "'question' field of RagSample must be a non-empty string" in failed[3]
+    assert "carries no TRACe labels" in failed[4]
+    assert "'contexts' field of sample 'r5' is empty" in failed[6]
+    assert "'response' field of RagSample must be a str. Got int" in failed[7]
+    for row in rows:
+        if row["line"] in failed:
+            assert set(row["status"].values()) == {"error"} and set(row["scores"].values()) == {None}
+    assert rows[0]["scores"] == rows[-1]["scores"]
+    err = capsys.readouterr().err
+    assert "line 2 (id None) failed" in err and "line 7 (id 'r6') failed" in err
+    assert "7 rows scored, 5 failed." in err
+    assert main(["evaluate", str(source), "--out", str(out), "--strict", "--no-progress"]) == 1
+
+
+def test_cli_strict_passes_a_clean_file(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("a"))])
+    assert main(["evaluate", str(source), "--out", str(tmp_path / "o.jsonl"), "--strict", "--no-progress"]) == 0
+
+
+def test_cli_usage_errors(tmp_path: Path, capsys) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("a"))])
+    assert main(["evaluate", str(tmp_path / "missing.jsonl")]) == 2
+    assert "input file not found" in capsys.readouterr().err
+    assert main(["evaluate", str(source), "--metrics", "nonsense"]) == 2
+    assert "Unknown metric 'nonsense'. Known metrics: trace" in capsys.readouterr().err
+    assert main(["evaluate", str(source), "--trace-mode", "capstone", "--relevance-normalizer", "0"]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", str(source), "--trace-mode", "other"])
+    assert exit_info.value.code == 2
+
+
+def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
+    script = shutil.which("rageval", path=str(Path(sys.executable).parent)) or shutil.which("rageval")
+    assert script is not None, "the 'rageval' console script is not installed"
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("a"))])
+    done = subprocess.run(
+        [script, "evaluate", str(source), "--metrics", "trace", "--judge", "labels"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert json.loads(done.stdout)["scores"]["context_relevance"] == pytest.approx(2 / 3)
+    assert "1 row scored, 0 failed." in done.stderr
+
+
+def test_quickstart_reproduces_the_bundled_rows(capsys) -> None:
+    assert main(["quickstart"]) == 0
+    out = capsys.readouterr().out
+    assert "Released RAGBench scores reproduced on 8 of 8 rows." in out
+    assert "hagrid:hagrid_1772_1" in out

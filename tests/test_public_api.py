@@ -1,0 +1,51 @@
+"""The public API is pinned: changing it is a deliberate act."""
+
+from __future__ import annotations
+
+import rageval_lc
+
+EXPECTED = [
+    "REGISTRY",
+    "AgreementRecord",
+    "AgreementReport",
+    "KeyReport",
+    "KeyedSentences",
+    "LabelsJudge",
+    "MetricResult",
+    "MetricSpec",
+    "MissingDependencyError",
+    "RagSample",
+    "RagbenchRecord",
+    "RagevalError",
+    "SampleResult",
+    "SentenceSupport",
+    "TraceLabels",
+    "TraceScores",
+    "__version__",
+    "auroc",
+    "evaluate_sample",
+    "judge_agreement",
+    "load_ragbench",
+    "ragbench_record",
+    "rmse_against_truth",
+    "rmse_aggregation",
+    "sample_from_row",
+    "split_sentences",
+    "trace_rmse_aggregation",
+    "trace_scores",
+]
+
+
+def test_all_is_pinned() -> None:
+    assert rageval_lc.__all__ == EXPECTED
+
+
+def test_every_name_resolves() -> None:
+    for name in rageval_lc.__all__:
+        assert getattr(rageval_lc, name) is not None, name
+
+
+def test_registry_lists_trace() -> None:
+    spec = rageval_lc.REGISTRY["trace"]
+    assert spec.scores[:4] == ("context_relevance", "context_utilization", "completeness", "adherence")
+    assert spec.requires == ("question", "contexts")
