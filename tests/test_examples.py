@@ -1,0 +1,24 @@
+"""Every example runs offline and prints what it promises."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True, check=True, timeout=300
+    )
+    return done.stdout
+
+
+def test_trace_from_labels_example() -> None:
+    out = run("trace_from_labels.py")
+    assert '"context_relevance": 0.1, "context_utilization": 0.5' in out  # capstone: 2/20 and 1/2
+    assert "b: No document mentions flying." in out
+    assert "aggregated RMSE 0.000000, consistency 1.000" in out  # the released scores come out exactly
+    assert "pooled         8" in out
