@@ -70,19 +70,13 @@ def rmse_against_truth(predicted: Mapping[str, Any], truth: Mapping[str, Any]) -
         >>> {k: round(v, 4) for k, v in out["per_metric"].items()}, round(out["aggregated_rmse"], 4)
         ({'context_relevance': 0.3, 'adherence': 0.0}, 0.2121)
     """
-    errors = {}
-    for name in TRACE_METRIC_NAMES:
-        p, t = predicted.get(name), truth.get(name)
-        if p is None or t is None:
-            continue
-        errors[name] = abs(_number(p, name, "rmse_against_truth") - _number(t, name, "rmse_against_truth"))
+    errors = {name: abs(d) for name, d in _differences(predicted, truth, "rmse_against_truth").items()}
     if not errors:
         msg = "rmse_against_truth found no TRACe metric present in both 'predicted' and 'truth'."
         raise ValueError(msg)
-    aggregated = math.sqrt(math.fsum(e * e for e in errors.values()) / len(errors))
     return {
         "per_metric": errors,
-        "aggregated_rmse": aggregated,
+        "aggregated_rmse": _root_mean_square(errors.values()),
         "evaluated_metrics": list(errors),
     }
 
@@ -110,7 +104,7 @@ def trace_rmse_aggregation(results: Iterable[Mapping[str, Any]]) -> dict[str, An
         >>> round(out["per_metric_rmse"]["context_relevance"], 4), round(out["consistency_score"], 4)
         (0.1414, 0.8586)
     """
-    squares: dict[str, list[float]] = {name: [] for name in TRACE_METRIC_NAMES}
+    differences: dict[str, list[float]] = {name: [] for name in TRACE_METRIC_NAMES}
     count = 0
     for index, item in enumerate(results):
         count += 1
@@ -122,24 +116,36 @@ def trace_rmse_aggregation(results: Iterable[Mapping[str, Any]]) -> dict[str, An
                 f"'ground_truth_scores' mappings. Got {type(item).__name__}."
             )
             raise ValueError(msg)
-        for name in TRACE_METRIC_NAMES:
-            p, t = item["metrics"].get(name), item["ground_truth_scores"].get(name)
-            if p is not None and t is not None:
-                caller = "trace_rmse_aggregation"
-                squares[name].append((_number(p, name, caller) - _number(t, name, caller)) ** 2)
-    per_metric = {n: math.sqrt(math.fsum(sq) / len(sq)) for n, sq in squares.items() if sq}
+        pairs = _differences(item["metrics"], item["ground_truth_scores"], "trace_rmse_aggregation")
+        for name, difference in pairs.items():
+            differences[name].append(difference)
+    per_metric = {name: _root_mean_square(ds) for name, ds in differences.items() if ds}
     if not per_metric:
         msg = "trace_rmse_aggregation found no TRACe metric present in both predictions and ground truth."
         raise ValueError(msg)
-    aggregated = math.sqrt(math.fsum(v * v for v in per_metric.values()) / len(per_metric))
+    aggregated = _root_mean_square(per_metric.values())
     return {
         "per_metric_rmse": per_metric,
         "aggregated_rmse": aggregated,
         "consistency_score": 1.0 - min(aggregated, 1.0),
         "num_evaluations": count,
         "evaluated_metrics": list(per_metric),
-        "per_metric_count": {n: len(sq) for n, sq in squares.items() if sq},
+        "per_metric_count": {name: len(ds) for name, ds in differences.items() if ds},
     }
+
+
+def _differences(predicted: Mapping[str, Any], truth: Mapping[str, Any], caller: str) -> dict[str, float]:
+    """pred − truth for each TRACe metric present (not None) on both sides."""
+    return {
+        name: _number(predicted[name], name, caller) - _number(truth[name], name, caller)
+        for name in TRACE_METRIC_NAMES
+        if predicted.get(name) is not None and truth.get(name) is not None
+    }
+
+
+def _root_mean_square(values: Iterable[float]) -> float:
+    values = list(values)
+    return math.sqrt(math.fsum(v * v for v in values) / len(values))
 
 
 def _number(value: Any, name: str, caller: str) -> float:
