@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc._validation import check_choice
-from rageval_lc.judges.labels import LabelsJudge, TraceJudge
+from rageval_lc.judges.base import Judge, unsupported
+from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.trace import TRACE_MODES, TRACE_SCORE_NAMES, TraceMode, trace_scores
 from rageval_lc.schema import MetricResult, RagSample
 
@@ -42,7 +43,7 @@ __all__ = [
 class ScoringOptions:
     """What a metric's scoring function receives besides the sample."""
 
-    judge: TraceJudge = field(default_factory=LabelsJudge)
+    judge: Judge = field(default_factory=LabelsJudge)
     trace_mode: TraceMode = "ragbench"
     relevance_normalizer: float = 20.0
 
@@ -60,6 +61,7 @@ class MetricSpec:
         requires: sample fields that must be non-empty.
         description: one line for help texts.
         score: scores a sample: returns one result per name in ``scores`` and the family's details.
+        judgements: the judge's judgements it needs (shared when several metrics need the same one).
     """
 
     name: str
@@ -67,22 +69,41 @@ class MetricSpec:
     requires: tuple[str, ...]
     description: str
     score: ScoreFn
+    judgements: tuple[str, ...] = ()
 
 
 def _score_trace(sample: RagSample, options: ScoringOptions) -> tuple[dict[str, MetricResult], dict[str, Any]]:
-    labels = options.judge.trace_labels(sample)
-    scores = trace_scores(
-        labels, sample.sentences, mode=options.trace_mode, relevance_normalizer=options.relevance_normalizer
-    )
-    details = {
-        **scores.details,
+    judgement = options.judge.trace_labels(sample)
+    details: dict[str, Any] = {
         "judge": options.judge.name,
-        "overall_supported": scores.overall_supported,
-        "fully_supported_sentences": scores.fully_supported_sentences,
-        "partially_supported_sentences": scores.partially_supported_sentences,
-        "unsupported_sentences": scores.unsupported_sentences,
+        "usage": judgement.usage.to_dict(),
+        "attempts": judgement.attempts,
     }
-    return scores.results(), details
+    if judgement.notes:
+        details["judge_notes"] = judgement.notes
+    if not judgement.ok:
+        status = "error" if judgement.status == "error" else "undetermined"
+        results = {name: MetricResult(name=name, status=status, reason=judgement.reason) for name in TRACE_SCORE_NAMES}
+        return results, {**details, "raw_output": judgement.raw}
+    scores = trace_scores(
+        judgement.value, sample.sentences, mode=options.trace_mode, relevance_normalizer=options.relevance_normalizer
+    )
+    results = scores.results()
+    probability = judgement.notes.get("adherence_probability")
+    if probability is not None:
+        results["adherence_probability"] = MetricResult(
+            name="adherence_probability",
+            score=probability,
+            reason="The judge's calibrated probability that every response sentence is supported.",
+        )
+    details.update(
+        scores.details,
+        overall_supported=scores.overall_supported,
+        fully_supported_sentences=scores.fully_supported_sentences,
+        partially_supported_sentences=scores.partially_supported_sentences,
+        unsupported_sentences=scores.unsupported_sentences,
+    )
+    return results, details
 
 
 REGISTRY: dict[str, MetricSpec] = {
@@ -94,6 +115,7 @@ REGISTRY: dict[str, MetricSpec] = {
             requires=("question", "contexts"),
             description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
             score=_score_trace,
+            judgements=("trace_labels",),
         ),
     )
 }
@@ -160,7 +182,7 @@ def evaluate_sample(
     sample: RagSample,
     metrics: str | Iterable[str] = ("trace",),
     *,
-    judge: TraceJudge | None = None,
+    judge: Judge | None = None,
     trace_mode: TraceMode = "ragbench",
     relevance_normalizer: float = 20.0,
 ) -> SampleResult:
@@ -189,6 +211,9 @@ def evaluate_sample(
     details: dict[str, Any] = {}
     for spec in specs:
         _check_requirements(sample, spec)
+        for judgement in spec.judgements:
+            if judgement not in options.judge.supports:
+                raise ValueError(unsupported(options.judge, judgement))
     for spec in specs:
         spec_results, details[spec.name] = spec.score(sample, options)
         results.update(spec_results)

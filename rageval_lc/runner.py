@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
-from rageval_lc.judges.labels import TraceJudge
+from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.trace import TraceMode
 from rageval_lc.report import ScoreSummary, summarize
 
@@ -56,7 +56,7 @@ def evaluate_lines(
     out: TextIO,
     *,
     metrics: str | Iterable[str] = ("trace",),
-    judge: TraceJudge | None = None,
+    judge: Judge | None = None,
     trace_mode: TraceMode = "ragbench",
     relevance_normalizer: float = 20.0,
     on_row: Callable[[dict[str, Any]], None] | None = None,

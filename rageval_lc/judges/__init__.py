@@ -1,5 +1,30 @@
-"""Judges: what turns a sample into labels and verdicts (LLM, local model, or labels already present)."""
+"""Judges: what turns a sample into labels and verdicts.
 
-from rageval_lc.judges.labels import LabelsJudge, TraceJudge
+``labels`` reads labels already in the data; :class:`LocalJudge` runs offline on the packaged
+sentence-transformers model; :class:`DspyJudge` uses any DSPy LM or LangChain chat model. The last two
+load their heavy dependencies when first used, so importing this package stays light.
+"""
 
-__all__ = ["LabelsJudge", "TraceJudge"]
+from __future__ import annotations
+
+from typing import Any
+
+from rageval_lc.judges.base import JUDGEMENTS, Judge, Judgement, JudgeUsage
+from rageval_lc.judges.labels import LabelsJudge
+
+__all__ = ["JUDGEMENTS", "DspyJudge", "Judge", "JudgeUsage", "Judgement", "LabelsJudge", "LocalJudge", "make_judge"]
+
+_LAZY = {
+    "DspyJudge": "rageval_lc.judges.dspy_judge",
+    "LocalJudge": "rageval_lc.judges.local",
+    "make_judge": "rageval_lc.judges.factory",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    msg = f"module 'rageval_lc.judges' has no attribute {name!r}"
+    raise AttributeError(msg)

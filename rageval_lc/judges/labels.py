@@ -4,40 +4,33 @@ Example:
     >>> from rageval_lc.schema import RagSample
     >>> sample = RagSample(question="Q?", contexts=["A."], response="A.",
     ...                    labels={"all_relevant_sentence_keys": ["0a"]})
-    >>> LabelsJudge().trace_labels(sample).all_relevant_sentence_keys
+    >>> LabelsJudge().trace_labels(sample).value.all_relevant_sentence_keys
     ['0a']
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
+from rageval_lc.judges.base import Judgement
 from rageval_lc.schema import RagSample, TraceLabels
 
-__all__ = ["LabelsJudge", "TraceJudge"]
-
-
-@runtime_checkable
-class TraceJudge(Protocol):
-    """Anything that labels a sample's sentences for TRACe."""
-
-    name: str
-
-    def trace_labels(self, sample: RagSample) -> TraceLabels:
-        """Return the TRACe labels of ``sample``, keyed by ``sample.sentences``."""
-        ...
+__all__ = ["LabelsJudge"]
 
 
 class LabelsJudge:
     """Reads the labels shipped in the sample (``sample.labels``), such as RAGBench's released ones."""
 
     name = "labels"
+    supports = frozenset({"trace_labels"})
 
-    def trace_labels(self, sample: RagSample) -> TraceLabels:
-        """Return ``sample.labels``.
+    def planned_calls(self, judgement: str) -> int:
+        """No model is ever called."""
+        return 0
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        """Return ``sample.labels`` as an ``ok`` judgement.
 
         Raises:
-            ValueError: If the sample carries no labels.
+            ValueError: If the sample carries no labels (a bad input row, not a judge failure).
         """
         if sample.labels is None:
             who = f"Sample {sample.id!r}" if sample.id is not None else "The sample"
@@ -46,4 +39,4 @@ class LabelsJudge:
                 "labels. Give the row a 'labels' object, or score it with a judge that produces labels."
             )
             raise ValueError(msg)
-        return sample.labels
+        return Judgement(name="trace_labels", value=sample.labels, reason="Labels shipped with the sample.")

@@ -1,0 +1,409 @@
+"""Any DSPy LM — or any LangChain chat model — as the judge for every judgement.
+
+Example:
+    >>> from dspy.utils import DummyLM
+    >>> judge = DspyJudge(DummyLM([{"classification": "CORRECT", "reason": "Same answer."}]))
+    >>> j = judge.classify_answer("Capital of France?", "Paris", "Paris.")
+    >>> j.value.label, j.usage.calls
+    ('CORRECT', 1)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+from rageval_lc.judges.base import (
+    JUDGEMENTS,
+    AnswerLabel,
+    ClaimVerdict,
+    ContextVerdict,
+    FactualAccuracyVerdict,
+    Judgement,
+    RubricScore,
+    StatementVerdict,
+)
+from rageval_lc.judges.langchain_lm import is_langchain_chat_model, langchain_lm
+from rageval_lc.judges.modules import JUDGE_MODULES, run_judgement
+from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.text import KeyedSentences
+
+__all__ = ["DspyJudge", "as_dspy_lm", "render_documents", "render_numbered", "render_response"]
+
+
+def as_dspy_lm(
+    lm: Any,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    temperature: float | None = 0.0,
+    max_tokens: int | None = None,
+) -> dspy.BaseLM:
+    """Return a DSPy LM for a ``dspy.LM``, a LiteLLM model id (``"openai/gpt-4o-mini"``), or a LangChain chat model.
+
+    Raises:
+        TypeError: For anything else.
+    """
+    if isinstance(lm, dspy.BaseLM):
+        return lm
+    if isinstance(lm, str):
+        if not lm.strip():
+            msg = "The judge model id must be a non-empty string such as 'openai/gpt-4o-mini'."
+            raise ValueError(msg)
+        extra = {k: v for k, v in {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens}.items() if v}
+        return dspy.LM(lm, temperature=temperature, **extra)
+    if is_langchain_chat_model(lm):
+        return langchain_lm(lm)
+    msg = (
+        "A judge LM must be a dspy.LM, a LiteLLM model id string or a LangChain chat model. "
+        f"Got {type(lm).__name__} instead."
+    )
+    raise TypeError(msg)
+
+
+def render_documents(sentences: KeyedSentences) -> str:
+    """The documents as keyed sentences, one per line, under a header per document."""
+    blocks = []
+    for i, doc in enumerate(sentences.documents):
+        lines = [f"Document {i}:"] + [f"{key}. {text}" for key, text in doc]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def render_response(sentences: KeyedSentences) -> str:
+    """The response as keyed sentences, one per line."""
+    return "\n".join(f"{key}. {text}" for key, text in sentences.response)
+
+
+def render_numbered(items: Sequence[str], *, label: str = "") -> str:
+    """Items numbered from 1 (``[1] ...`` blocks for contexts, ``1. ...`` lines for claims)."""
+    if label:
+        return "\n\n".join(f"[{label} {i}] {text}" for i, text in enumerate(items, start=1))
+    return "\n".join(f"{i}. {text}" for i, text in enumerate(items, start=1))
+
+
+class DspyJudge:
+    """Every judgement through a DSPy module and an LM.
+
+    Args:
+        lm: a ``dspy.LM`` (any LiteLLM model, including OpenAI-compatible local servers), a model id
+            string, or a LangChain chat model.
+        max_retries: extra attempts when an answer cannot be parsed or is invalid (bounded).
+        chain_of_thought: run the modules as ``ChainOfThought`` (adds a reasoning field, more tokens).
+        modules: compiled modules to use instead of the defaults, by judgement name.
+        api_base, api_key, temperature, max_tokens: used when ``lm`` is a model id.
+    """
+
+    supports = frozenset(JUDGEMENTS)
+
+    def __init__(
+        self,
+        lm: Any,
+        *,
+        max_retries: int = 2,
+        chain_of_thought: bool = False,
+        modules: dict[str, dspy.Module] | None = None,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+    ) -> None:
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            msg = f"The 'max_retries' parameter of DspyJudge must be an int >= 0. Got {max_retries!r} instead."
+            raise ValueError(msg)
+        self.lm = as_dspy_lm(lm, api_base=api_base, api_key=api_key, temperature=temperature, max_tokens=max_tokens)
+        self.name = f"dspy:{self.lm.model}"
+        self.max_retries = max_retries
+        self.modules: dict[str, dspy.Module] = {
+            name: cls(chain_of_thought=chain_of_thought) for name, cls in JUDGE_MODULES.items()
+        }
+        unknown = set(modules or {}) - set(JUDGEMENTS)
+        if unknown:
+            msg = f"Unknown judgement names in 'modules': {sorted(unknown)}. Known: {sorted(JUDGEMENTS)}."
+            raise ValueError(msg)
+        self.modules.update(modules or {})
+
+    def planned_calls(self, judgement: str) -> int:
+        """One model call per judgement per sample, before retries."""
+        return 1 if judgement in self.supports else 0
+
+    def _run(self, name: str, inputs: dict[str, Any], parse: Any) -> Judgement[Any]:
+        return run_judgement(name, self.modules[name], inputs, lm=self.lm, parse=parse, max_retries=self.max_retries)
+
+    # --- TRACe -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def trace_inputs(sample: RagSample) -> dict[str, str]:
+        """The TRACe labelling Signature's inputs for a sample."""
+        return {
+            "question": sample.question,
+            "documents": render_documents(sample.sentences),
+            "response": render_response(sample.sentences),
+        }
+
+    def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:
+        """Tokens (characters ÷ 4) of the prompt a judgement would send for a sample; None if unknown."""
+        if judgement != "trace_labels":
+            return None
+        module = self.modules[judgement]
+        predictor = module.predictors()[0]
+        adapter = dspy.settings.adapter or dspy.ChatAdapter()
+        messages = adapter.format(predictor.signature, predictor.demos, self.trace_inputs(sample))
+        return sum(len(str(m.get("content", ""))) for m in messages) // 4
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        """Label the sample's sentences for TRACe in one call."""
+        sentences = sample.sentences
+        inputs = self.trace_inputs(sample)
+
+        def parse(prediction: dspy.Prediction) -> tuple[TraceLabels, dict[str, Any], str | None]:
+            support = [
+                item.model_dump() if hasattr(item, "model_dump") else dict(item)
+                for item in prediction.sentence_support_information
+            ]
+            labels = TraceLabels.from_mapping(
+                {
+                    "relevance_explanation": prediction.relevance_explanation,
+                    "all_relevant_sentence_keys": prediction.all_relevant_sentence_keys,
+                    "overall_supported_explanation": prediction.overall_supported_explanation,
+                    "overall_supported": prediction.overall_supported,
+                    "sentence_support_information": support,
+                    "all_utilized_sentence_keys": prediction.all_utilized_sentence_keys,
+                }
+            )
+            clean, report = labels.cleaned(sentences)
+            judged = {e.response_sentence_key for e in clean.sentence_support_information}
+            missing = [k for k in sentences.response_keys if k not in judged]
+            notes: dict[str, Any] = {"dropped_keys": report.dropped} if report.dropped else {}
+            problems = []
+            if report.dropped:
+                unknown = sorted({k for keys in report.dropped.values() for k in keys})
+                problems.append(f"it names sentence keys that do not exist: {', '.join(unknown)}")
+            if missing:
+                problems.append(f"no support verdict for response sentences {', '.join(missing)}")
+            return labels, notes, "; ".join(problems) or None
+
+        return self._run("trace_labels", inputs, parse)
+
+    # --- claims ----------------------------------------------------------------------------------
+
+    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
+        """The answer's atomic claims (no call for an empty answer)."""
+        if not answer.strip():
+            return Judgement(name="extract_claims", value=[], reason="The answer is empty.")
+
+        def parse(prediction: dspy.Prediction) -> tuple[list[str], dict[str, Any], str | None]:
+            return _clean_strings(prediction.claims), {}, None
+
+        return self._run("extract_claims", {"question": question, "answer": answer}, parse)
+
+    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
+        """Verdicts for all claims in one call, in claim order (no call when there are no claims)."""
+        if not claims:
+            return Judgement(name="verify_claims", value=[], reason="There are no claims to verify.")
+
+        def parse(prediction: dspy.Prediction) -> tuple[list[ClaimVerdict], dict[str, Any], str | None]:
+            by_number, notes = _numbered(prediction.verdicts, "claim_number", len(claims))
+            verdicts = [
+                ClaimVerdict(claim=claims[i], supported=bool(item.supported), reason=item.reason or "")
+                for i, item in sorted(by_number.items())
+            ]
+            missing = [i + 1 for i in range(len(claims)) if i not in by_number]
+            if missing:
+                notes["unjudged_claims"] = missing
+            return verdicts, notes, (f"no verdict for claims {missing}" if missing else None)
+
+        inputs = {"context": render_numbered(contexts, label="Context"), "claims": render_numbered(claims)}
+        return self._run("verify_claims", inputs, parse)
+
+    # --- contexts and references -----------------------------------------------------------------
+
+    def context_relevance(
+        self, question: str, contexts: Sequence[str], reference: str | None = None
+    ) -> Judgement[list[ContextVerdict]]:
+        """Relevance verdicts for all contexts in one call (no call when there are none)."""
+        if not contexts:
+            return Judgement(name="context_relevance", value=[], reason="There are no contexts.")
+
+        def parse(prediction: dspy.Prediction) -> tuple[list[ContextVerdict], dict[str, Any], str | None]:
+            by_number, notes = _numbered(prediction.verdicts, "context_number", len(contexts))
+            verdicts = []
+            for i, item in sorted(by_number.items()):
+                score, clamped = _clamp(item.relevance_score, 0.0, 100.0)
+                if clamped:
+                    notes.setdefault("clamped", []).append(f"context {i + 1}: {item.relevance_score}")
+                verdicts.append(
+                    ContextVerdict(index=i, relevant=bool(item.is_relevant), score=score / 100, reason=item.reasoning)
+                )
+            missing = [i + 1 for i in range(len(contexts)) if i not in by_number]
+            if missing:
+                notes["unjudged_contexts"] = missing
+            return verdicts, notes, (f"no verdict for contexts {missing}" if missing else None)
+
+        inputs = {
+            "question": question,
+            "reference": reference or "none",
+            "contexts": render_numbered(contexts, label="Context"),
+        }
+        return self._run("context_relevance", inputs, parse)
+
+    def attribute_reference(
+        self, question: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[list[StatementVerdict]]:
+        """The reference's statements, each attributed (or not) to a context, in one call."""
+        if not reference.strip():
+            return Judgement(name="attribute_reference", value=[], reason="The reference is empty.")
+
+        def parse(prediction: dspy.Prediction) -> tuple[list[StatementVerdict], dict[str, Any], str | None]:
+            notes: dict[str, Any] = {}
+            verdicts = []
+            for item in prediction.statements:
+                text = (item.statement or "").strip()
+                if not text:
+                    continue
+                index = item.supporting_context
+                if index is not None and not 1 <= index <= len(contexts):
+                    notes.setdefault("unknown_context_numbers", []).append(index)
+                    index = None
+                verdicts.append(
+                    StatementVerdict(
+                        statement=text,
+                        attributed=bool(item.attributed),
+                        context_index=None if index is None else index - 1,
+                        reason=item.reason or "",
+                    )
+                )
+            return verdicts, notes, None
+
+        inputs = {"question": question, "reference": reference, "contexts": render_numbered(contexts, label="Context")}
+        return self._run("attribute_reference", inputs, parse)
+
+    # --- answers ---------------------------------------------------------------------------------
+
+    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
+        """Up to ``n`` questions the answer would answer (no call for an empty answer)."""
+        if not answer.strip():
+            return Judgement(name="generate_questions", value=[], reason="The answer is empty.")
+
+        def parse(prediction: dspy.Prediction) -> tuple[list[str], dict[str, Any], str | None]:
+            questions = _clean_strings(prediction.questions)
+            notes = {"extra_questions_dropped": len(questions) - n} if len(questions) > n else {}
+            return questions[:n], notes, None
+
+        return self._run("generate_questions", {"answer": answer, "n": n}, parse)
+
+    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
+        """The direct 0-1 rubric score."""
+
+        def parse(prediction: dspy.Prediction) -> tuple[RubricScore | None, dict[str, Any], str | None]:
+            score = float(prediction.score)
+            notes: dict[str, Any] = {}
+            if 1.1 < score <= 100.0:
+                notes["rescaled"] = f"{score} read as a percentage"
+                score /= 100.0
+            score, clamped = _clamp(score, 0.0, 1.0)
+            if clamped:
+                notes["clamped"] = prediction.score
+            return RubricScore(score=score, reason=prediction.reasoning or ""), notes, None
+
+        return self._run("rate_answer_relevance", {"question": question, "answer": answer}, parse)
+
+    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
+        """GEval's three criteria, each 0-100 (out-of-range values are clamped and noted)."""
+
+        def parse(prediction: dspy.Prediction) -> tuple[FactualAccuracyVerdict, dict[str, Any], str | None]:
+            notes: dict[str, Any] = {}
+            values = {}
+            for criterion in ("correctness", "completeness", "consistency"):
+                raw = float(getattr(prediction, criterion))
+                values[criterion], clamped = _clamp(raw, 0.0, 100.0)
+                if clamped:
+                    notes.setdefault("clamped", {})[criterion] = raw
+            verdict = FactualAccuracyVerdict(
+                **values,
+                correctness_reason=prediction.correctness_reasoning or "",
+                completeness_reason=prediction.completeness_reasoning or "",
+                consistency_reason=prediction.consistency_reasoning or "",
+                overall_reason=prediction.overall_reasoning or "",
+            )
+            return verdict, notes, None
+
+        inputs = {"question": question, "ground_truth": reference, "answer": answer}
+        return self._run("factual_accuracy", inputs, parse)
+
+    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
+        """CORRECT or WRONG against the reference."""
+
+        def parse(prediction: dspy.Prediction) -> tuple[AnswerLabel, dict[str, Any], str | None]:
+            label = str(prediction.classification).strip().upper()
+            return AnswerLabel(label=label, reason=prediction.reason or ""), {}, None  # type: ignore[arg-type]
+
+        inputs = {"question": question, "ground_truth": reference, "answer": answer}
+        return self._run("classify_answer", inputs, parse)
+
+    # --- compiled state --------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """Save every module's state (demos, instructions) to one JSON file."""
+        path = Path(path)
+        state = {name: module.dump_state() for name, module in self.modules.items()}
+        path.write_text(json.dumps({"rageval_lc_judge": 1, "modules": state}, indent=1, default=str), encoding="utf-8")
+        return path
+
+    def load(self, path: str | Path) -> DspyJudge:
+        """Load module states saved by :meth:`save` into this judge; returns the judge.
+
+        Raises:
+            ValueError: If the file is not a saved judge.
+        """
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "modules" not in data:
+            msg = f"{path} is not a judge saved by DspyJudge.save."
+            raise ValueError(msg)
+        for name, state in data["modules"].items():
+            if name not in self.modules:
+                msg = f"{path} holds an unknown judgement {name!r}."
+                raise ValueError(msg)
+            self.modules[name].load_state(state)
+        return self
+
+
+def _clean_strings(items: Any) -> list[str]:
+    out: list[str] = []
+    for item in items or []:
+        text = str(item).strip()
+        if text and text not in out:
+            out.append(text)
+    return out
+
+
+def _numbered(items: Any, field: str, count: int) -> tuple[dict[int, Any], dict[str, Any]]:
+    """Index items by their 1-based ``field`` (0-based keys); note out-of-range and repeated numbers."""
+    notes: dict[str, Any] = {}
+    by_number: dict[int, Any] = {}
+    for item in items or []:
+        number = getattr(item, field, None)
+        if not isinstance(number, int) or not 1 <= number <= count:
+            notes.setdefault("unknown_numbers", []).append(number)
+            continue
+        if number - 1 in by_number:
+            notes.setdefault("repeated_numbers", []).append(number)
+            continue
+        by_number[number - 1] = item
+    return by_number, notes
+
+
+def _clamp(value: float, low: float, high: float) -> tuple[float, bool]:
+    """Clamp a value overshooting its scale by at most 10 %; beyond that it is invalid (ValueError)."""
+    value = float(value)
+    slack = 0.1 * (high - low)
+    if not math.isfinite(value) or not low - slack <= value <= high + slack:
+        msg = f"{value!r} is outside the scale {low:g}-{high:g}"
+        raise ValueError(msg)
+    clamped = min(high, max(low, value))
+    return clamped, clamped != value

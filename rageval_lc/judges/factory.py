@@ -1,0 +1,71 @@
+"""Build a judge from its command-line name: ``labels``, ``local`` or ``dspy:<model id>``.
+
+Example:
+    >>> make_judge("labels").name
+    'labels'
+    >>> make_judge("gpt-4")
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local' or 'dspy:<model id>' (e.g. 'dspy:openai/gpt-4o-mini').
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rageval_lc.judges.base import Judge
+from rageval_lc.judges.labels import LabelsJudge
+
+__all__ = ["JUDGE_CHOICES", "make_judge"]
+
+JUDGE_CHOICES = "'labels', 'local' or 'dspy:<model id>'"
+
+
+def make_judge(
+    spec: str,
+    *,
+    api_base: str | None = None,
+    api_key_env: str | None = None,
+    max_retries: int = 2,
+    **kwargs: Any,
+) -> Judge:
+    """Return the judge a name stands for.
+
+    Args:
+        spec: ``labels`` (labels in the data), ``local`` (offline, the packaged model) or
+            ``dspy:<model id>`` (any LiteLLM model id, e.g. ``dspy:openai/gpt-4o-mini`` or
+            ``dspy:openai/gemma`` with ``api_base`` pointing at a local OpenAI-compatible server).
+        api_base: the server URL for ``dspy:`` judges.
+        api_key_env: the environment variable holding the API key for ``dspy:`` judges.
+        max_retries: extra attempts on unusable model output (``dspy:`` judges).
+        **kwargs: passed to the judge's constructor.
+
+    Raises:
+        ValueError: For an unknown name, an empty model id, or a missing API-key variable.
+    """
+    spec = spec.strip()
+    if spec == "labels":
+        return LabelsJudge()
+    if spec == "local":
+        from rageval_lc.judges.local import LocalJudge
+
+        return LocalJudge(**kwargs)
+    if spec.startswith("dspy:"):
+        model = spec.removeprefix("dspy:").strip()
+        if not model:
+            msg = "A 'dspy:' judge needs a model id after the colon, e.g. 'dspy:openai/gpt-4o-mini'."
+            raise ValueError(msg)
+        api_key = None
+        if api_key_env:
+            api_key = os.environ.get(api_key_env)
+            if not api_key:
+                msg = f"The environment variable {api_key_env!r} (named by --api-key-env) is not set."
+                raise ValueError(msg)
+        elif api_base:
+            api_key = "not-needed"  # local OpenAI-compatible servers accept any key
+        from rageval_lc.judges.dspy_judge import DspyJudge
+
+        return DspyJudge(model, api_base=api_base, api_key=api_key, max_retries=max_retries, **kwargs)
+    msg = f"Unknown judge {spec!r}. Use {JUDGE_CHOICES} (e.g. 'dspy:openai/gpt-4o-mini')."
+    raise ValueError(msg)

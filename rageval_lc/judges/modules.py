@@ -1,0 +1,263 @@
+"""DSPy Modules that run the judgement Signatures, and the runner that makes them robust.
+
+Each judgement is one ``dspy.Module`` (so it can be compiled, saved and loaded). :func:`run_judgement`
+calls a module with an LM, counts calls and tokens, validates the output with a parser, retries a
+bounded number of times on unparsable or invalid output (bypassing DSPy's cache), and returns a
+:class:`~rageval_lc.judges.base.Judgement` — never raises for bad model output.
+
+Example:
+    >>> import dspy
+    >>> from dspy.utils import DummyLM
+    >>> lm = DummyLM([{"claims": '["Paris is in France."]'}])
+    >>> j = run_judgement("extract_claims", JUDGE_MODULES["extract_claims"](), {"question": "Q?", "answer": "A."},
+    ...                   lm=lm, parse=lambda p: (list(p.claims), {}, None))
+    >>> j.value, j.usage.calls
+    (['Paris is in France.'], 1)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import dspy
+from dspy.utils.callback import BaseCallback
+from dspy.utils.exceptions import AdapterParseError
+
+from rageval_lc.judges import signatures
+from rageval_lc.judges.base import Judgement, JudgeUsage
+
+__all__ = [
+    "JUDGE_MODULES",
+    "AnswerClassificationJudge",
+    "AnswerRelevanceRubricJudge",
+    "ClaimExtractionJudge",
+    "ClaimVerificationJudge",
+    "ContextRelevanceJudge",
+    "FactualAccuracyJudge",
+    "Parser",
+    "PredictJudge",
+    "QuestionGenerationJudge",
+    "ReferenceAttributionJudge",
+    "TraceLabellingJudge",
+    "run_judgement",
+]
+
+#: A parser returns (value, notes, problem): problem is None when the value is usable.
+Parser = Callable[[dspy.Prediction], tuple[Any, dict[str, Any], str | None]]
+
+
+class PredictJudge(dspy.Module):
+    """A judgement run as one ``dspy.Predict`` (or ``ChainOfThought``) over the class's ``signature``."""
+
+    signature: type[dspy.Signature]
+
+    def __init__(self, *, chain_of_thought: bool = False) -> None:
+        super().__init__()
+        self.predict = dspy.ChainOfThought(self.signature) if chain_of_thought else dspy.Predict(self.signature)
+
+    def forward(self, **inputs: Any) -> dspy.Prediction:
+        return self.predict(**inputs)
+
+
+class TraceLabellingJudge(PredictJudge):
+    """All TRACe labels of a sample in one call."""
+
+    signature = signatures.TraceLabelling
+
+
+class ClaimExtractionJudge(PredictJudge):
+    """The atomic claims of an answer."""
+
+    signature = signatures.ClaimExtraction
+
+
+class ClaimVerificationJudge(PredictJudge):
+    """Every claim checked against the contexts in one call."""
+
+    signature = signatures.ClaimVerification
+
+
+class ContextRelevanceJudge(PredictJudge):
+    """Every context judged for relevance in one call."""
+
+    signature = signatures.ContextRelevance
+
+
+class ReferenceAttributionJudge(PredictJudge):
+    """Reference statements extracted and attributed to the contexts in one call."""
+
+    signature = signatures.ReferenceAttribution
+
+
+class QuestionGenerationJudge(PredictJudge):
+    """Questions the answer would answer."""
+
+    signature = signatures.QuestionGeneration
+
+
+class AnswerRelevanceRubricJudge(PredictJudge):
+    """A direct 0-1 answer-relevance score."""
+
+    signature = signatures.AnswerRelevanceRubric
+
+
+class FactualAccuracyJudge(PredictJudge):
+    """GEval's three criteria against a reference."""
+
+    signature = signatures.FactualAccuracy
+
+
+class AnswerClassificationJudge(PredictJudge):
+    """CORRECT or WRONG against a reference."""
+
+    signature = signatures.AnswerClassification
+
+
+#: Judgement name → Module class.
+JUDGE_MODULES: dict[str, type[PredictJudge]] = {
+    "trace_labels": TraceLabellingJudge,
+    "extract_claims": ClaimExtractionJudge,
+    "verify_claims": ClaimVerificationJudge,
+    "context_relevance": ContextRelevanceJudge,
+    "attribute_reference": ReferenceAttributionJudge,
+    "generate_questions": QuestionGenerationJudge,
+    "rate_answer_relevance": AnswerRelevanceRubricJudge,
+    "factual_accuracy": FactualAccuracyJudge,
+    "classify_answer": AnswerClassificationJudge,
+}
+
+
+class _CallCounter(BaseCallback):
+    """Counts LM calls and characters in one judgement; keeps the last raw output."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.chars = 0
+        self.last_output: str | None = None
+
+    def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        self.calls += 1
+        self.chars += len(_text_of(inputs.get("messages") or inputs.get("prompt") or ""))
+
+    def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
+        if outputs is None:
+            return
+        text = _text_of(outputs)
+        self.chars += len(text)
+        self.last_output = text
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and len(value) == 1:
+        return _text_of(value[0])
+    if isinstance(value, dict) and "text" in value:
+        return str(value["text"])
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _reported_tokens(tracker: Any) -> tuple[int | None, int | None]:
+    prompt = completion = None
+    for usage in tracker.get_total_tokens().values():
+        if isinstance(usage.get("prompt_tokens"), int):
+            prompt = (prompt or 0) + usage["prompt_tokens"]
+        if isinstance(usage.get("completion_tokens"), int):
+            completion = (completion or 0) + usage["completion_tokens"]
+    return prompt, completion
+
+
+def run_judgement(
+    name: str,
+    module: dspy.Module,
+    inputs: dict[str, Any],
+    *,
+    lm: Any,
+    parse: Parser,
+    max_retries: int = 2,
+    retry_temperature: float | None = 0.7,
+) -> Judgement[Any]:
+    """Run one judgement robustly.
+
+    Args:
+        name: the judgement's name (for the result and messages).
+        module: the DSPy module to call with ``inputs``.
+        inputs: the Signature's input fields.
+        lm: the DSPy LM to use.
+        parse: validates a prediction; returns (value, notes, problem). A problem (unknown keys, missing
+            verdicts, numbers far out of range) triggers a retry like an unparsable answer does; when the
+            retries run out the judgement is ``undetermined``, with the raw output and the last notes.
+        max_retries: extra attempts after the first (bounded; 0 disables retries).
+        retry_temperature: temperature for retries (None keeps the LM's own); retries always use a new
+            ``rollout_id`` so DSPy's cache does not return the same answer.
+
+    Returns:
+        The judgement: ``ok`` with the value, ``undetermined`` with the reason and raw output, or
+        ``error`` when the LM itself failed (network, authentication, ...).
+    """
+    usage = JudgeUsage()
+    problem = "no attempt was made"
+    raw: str | None = None
+    notes: dict[str, Any] = {}
+    attempts = 0
+    for attempt in range(max_retries + 1):
+        attempts += 1
+        counter = _CallCounter()
+        config: dict[str, Any] = {}
+        if attempt:
+            config["rollout_id"] = attempt
+            if retry_temperature is not None:
+                config["temperature"] = retry_temperature
+        callbacks = [*(dspy.settings.get("callbacks") or []), counter]
+        failure: Exception | None = None
+        prediction = None
+        with dspy.context(lm=lm, callbacks=callbacks), dspy.track_usage() as tracker:
+            try:
+                prediction = module(**inputs, config=config) if config else module(**inputs)
+            except AdapterParseError as exc:
+                raw = exc.lm_response or counter.last_output
+                problem = f"the model's answer could not be parsed ({_first_line(exc)})"
+            except (ValueError, TypeError, KeyError) as exc:  # pydantic validation inside the adapter
+                raw = counter.last_output
+                problem = f"the model's answer was invalid ({_first_line(exc)})"
+            except Exception as exc:  # the LM call itself failed: no retry here (the LM retries transients)
+                failure = exc
+        prompt_tokens, completion_tokens = _reported_tokens(tracker)
+        usage = usage + JudgeUsage(
+            calls=counter.calls,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            estimated_tokens=counter.chars // 4,
+        )
+        if failure is not None:
+            reason = f"The judge model could not be called: {type(failure).__name__}: {_first_line(failure)}"
+            return Judgement(name=name, status="error", reason=reason, attempts=attempts, usage=usage)
+        if prediction is None:
+            continue
+        raw = counter.last_output
+        try:
+            value, notes, problem_found = parse(prediction)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            value, notes, problem_found = None, {}, f"the model's answer was invalid ({_first_line(exc)})"
+        if problem_found is None and value is not None:
+            return Judgement(name=name, value=value, attempts=attempts, usage=usage, notes=notes)
+        problem = problem_found or "the model's answer held no usable value"
+    return Judgement(
+        name=name,
+        status="undetermined",
+        reason=f"No usable answer after {attempts} attempt{'s' if attempts > 1 else ''}: {problem}.",
+        raw=raw,
+        attempts=attempts,
+        usage=usage,
+        notes=notes,
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
