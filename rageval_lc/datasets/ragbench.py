@@ -29,7 +29,14 @@ from rageval_lc._validation import check_mapping
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
 
-__all__ = ["OTHER_JUDGE_COLUMNS", "RagbenchRecord", "is_ragbench_row", "load_ragbench", "ragbench_record"]
+__all__ = [
+    "OTHER_JUDGES",
+    "OTHER_JUDGE_COLUMNS",
+    "RagbenchRecord",
+    "is_ragbench_row",
+    "load_ragbench",
+    "ragbench_record",
+]
 
 #: Released score columns → TRACe metric names.
 RELEASED_SCORE_COLUMNS = {
@@ -48,6 +55,16 @@ OTHER_JUDGE_COLUMNS = (
     "gpt3_context_relevance",
     "gpt35_utilization",
 )
+#: The other judges' columns as TRACe predictions, in RAGBench's own evaluation convention.
+OTHER_JUDGES: dict[str, dict[str, str]] = {
+    "gpt35": {
+        "context_relevance": "gpt3_context_relevance",
+        "context_utilization": "gpt35_utilization",
+        "adherence": "gpt3_adherence",
+    },
+    "ragas": {"context_relevance": "ragas_context_relevance", "adherence": "ragas_faithfulness"},
+    "trulens": {"context_relevance": "trulens_context_relevance", "adherence": "trulens_groundedness"},
+}
 _LABEL_FIELDS = (
     "relevance_explanation",
     "all_relevant_sentence_keys",

