@@ -94,7 +94,7 @@ def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path]
 
 def test_cli_capstone_mode_on_a_hand_checked_row(tmp_path: Path, capsys) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("cats"))])
-    assert main(["evaluate", str(source), "--trace-mode", "capstone", "--no-progress"]) == 0
+    assert main(["evaluate", str(source), "--judge", "labels", "--trace-mode", "capstone", "--no-progress"]) == 0
     row = json.loads(capsys.readouterr().out)
     # Two relevant keys over 20 = 0.1; 1 utilized / 2 relevant = 0.5; overlap 1 / 2 = 0.5; b unsupported.
     assert row["scores"]["context_relevance"] == pytest.approx(0.1)
@@ -120,7 +120,7 @@ def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> 
     ]
     source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    assert main(["evaluate", str(source), "--out", str(out), "--no-progress"]) == 0
+    assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--no-progress"]) == 0
     rows = read_jsonl(out)
     assert [r["line"] for r in rows] == [1, 2, 3, 4, 6, 7, 8]
     assert [r["id"] for r in rows] == ["r1", None, "r3", "r4", "r5", "r6", "r7"]
@@ -138,12 +138,26 @@ def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> 
     err = capsys.readouterr().err
     assert "line 2 (id None) failed" in err and "line 7 (id 'r6') failed" in err
     assert "7 rows scored, 5 failed." in err
-    assert main(["evaluate", str(source), "--out", str(out), "--strict", "--no-progress"]) == 1
+    assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--strict", "--no-progress"]) == 1
 
 
 def test_cli_strict_passes_a_clean_file(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("a"))])
-    assert main(["evaluate", str(source), "--out", str(tmp_path / "o.jsonl"), "--strict", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(source),
+                "--judge",
+                "labels",
+                "--out",
+                str(tmp_path / "o.jsonl"),
+                "--strict",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
 
 
 def test_cli_usage_errors(tmp_path: Path, capsys) -> None:
@@ -173,8 +187,13 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
     assert "1 row scored, 0 failed." in done.stderr
 
 
-def test_quickstart_reproduces_the_bundled_rows(capsys) -> None:
+def test_quickstart_scores_offline_and_reproduces_the_bundled_rows(capsys) -> None:
     assert main(["quickstart"]) == 0
     out = capsys.readouterr().out
-    assert "Released RAGBench scores reproduced on 8 of 8 rows." in out
-    assert "hagrid:hagrid_1772_1" in out
+    assert "Released RAGBench scores reproduced on 8 of 8 rows (labels judge)." in out
+    assert "from the offline judge (all-MiniLM-L6-v2" in out
+    hagrid = next(line for line in out.splitlines() if line.startswith("hagrid:hagrid_1772_1"))
+    # the released labels' columns of that row: relevance 0.667, utilization 0.333, completeness 0.5, not adherent
+    cells = hagrid.split()
+    assert (cells[2], cells[4], cells[6], cells[8]) == ("0.667", "0.333", "0.500", "no")
+    assert "adherence_probability" in out
