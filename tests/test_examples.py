@@ -22,3 +22,9 @@ def test_trace_from_labels_example() -> None:
     assert "b: No document mentions flying." in out
     assert "aggregated RMSE 0.000000, consistency 1.000" in out  # the released scores come out exactly
     assert "pooled         8" in out
+
+
+def test_compile_judge_example() -> None:
+    out = run("compile_judge.py")
+    assert "Compiled on 5 labelled rows: 2 demonstrations kept." in out
+    assert "The reloaded judge scored 3 of 3 held-out rows identically." in out

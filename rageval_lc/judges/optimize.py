@@ -1,0 +1,148 @@
+"""Compile (optimize) a judge against labelled rows, with agreement as the metric.
+
+The TRACe labelling module of a :class:`~rageval_lc.judges.dspy_judge.DspyJudge` is compiled like any
+DSPy program: the training set is labelled samples (RAGBench rows carry labels), the metric is how
+closely the judge's TRACe scores agree with the labels' scores. BootstrapFewShot is the default; any
+DSPy optimizer (BootstrapFewShotWithRandomSearch, MIPROv2, GEPA, ...) can be passed instead — the
+metric follows DSPy's contract, including ``dspy.Prediction(score=, feedback=)`` for GEPA.
+
+Example:
+    >>> agreement_score({"context_relevance": 0.5, "context_utilization": 0.2, "completeness": 1.0, "adherence": 1.0},
+    ...                 {"context_relevance": 0.3, "context_utilization": 0.2, "completeness": 1.0, "adherence": 1.0})
+    0.95
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import dspy
+
+from rageval_lc.judges.dspy_judge import DspyJudge
+from rageval_lc.metrics.trace import TRACE_METRICS, trace_scores
+from rageval_lc.schema import RagSample, TraceLabels
+
+__all__ = ["agreement_score", "compile_judge", "trace_agreement_metric", "trace_examples"]
+
+
+def trace_examples(samples: Iterable[RagSample]) -> list[dspy.Example]:
+    """DSPy examples for the TRACe labelling module: rendered inputs, the labels as gold outputs.
+
+    Raises:
+        ValueError: If a sample carries no labels.
+    """
+    examples = []
+    for sample in samples:
+        if sample.labels is None:
+            msg = f"Sample {sample.id!r} has no labels: only labelled samples can train a judge."
+            raise ValueError(msg)
+        labels = sample.labels
+        gold = {
+            "relevance_explanation": labels.relevance_explanation,
+            "all_relevant_sentence_keys": labels.all_relevant_sentence_keys,
+            "overall_supported_explanation": labels.overall_supported_explanation,
+            "overall_supported": bool(labels.overall_supported),
+            "sentence_support_information": [
+                {**entry.model_dump(), "fully_supported": bool(entry.fully_supported)}
+                for entry in labels.sentence_support_information
+            ],
+            "all_utilized_sentence_keys": labels.all_utilized_sentence_keys,
+        }
+        example = dspy.Example(**DspyJudge.trace_inputs(sample), **gold, sample=sample)
+        examples.append(example.with_inputs("question", "documents", "response"))
+    return examples
+
+
+def agreement_score(predicted: Mapping[str, Any], gold: Mapping[str, Any]) -> float:
+    """1 − the mean absolute difference over the TRACe metrics both sides have (1.0 = full agreement)."""
+    diffs = [
+        abs(float(predicted[m]) - float(gold[m]))
+        for m in TRACE_METRICS
+        if predicted.get(m) is not None and gold.get(m) is not None
+    ]
+    return round(1.0 - sum(diffs) / len(diffs), 10) if diffs else 0.0
+
+
+def _labels_from_prediction(prediction: Any) -> TraceLabels:
+    support = [
+        item.model_dump() if hasattr(item, "model_dump") else dict(item)
+        for item in prediction.sentence_support_information
+    ]
+    return TraceLabels.from_mapping(
+        {
+            "relevance_explanation": prediction.relevance_explanation,
+            "all_relevant_sentence_keys": prediction.all_relevant_sentence_keys,
+            "overall_supported_explanation": prediction.overall_supported_explanation,
+            "overall_supported": prediction.overall_supported,
+            "sentence_support_information": support,
+            "all_utilized_sentence_keys": prediction.all_utilized_sentence_keys,
+        }
+    )
+
+
+def trace_agreement_metric(
+    example: dspy.Example,
+    prediction: Any,
+    trace: Any = None,
+    pred_name: str | None = None,
+    pred_trace: Any = None,
+    *,
+    threshold: float = 0.9,
+) -> float | bool | dspy.Prediction:
+    """DSPy metric: agreement of the predicted labels' TRACe scores with the gold labels' (ragbench mode).
+
+    A float when ``trace`` is None, a bool (score ≥ ``threshold``) while bootstrapping, and
+    ``dspy.Prediction(score=, feedback=)`` when ``pred_name`` asks for feedback (GEPA).
+    """
+    sample: RagSample = example.sample
+    gold = trace_scores(sample.labels, sample.sentences).to_dict()  # type: ignore[arg-type]
+    try:
+        predicted = trace_scores(_labels_from_prediction(prediction), sample.sentences).to_dict()
+    except (TypeError, ValueError, AttributeError):
+        predicted = {}
+    score = agreement_score(predicted, gold)
+    if pred_name is not None:
+        off = [
+            f"{m}: predicted {predicted.get(m)}, labels say {gold[m]:.2f}"
+            for m in TRACE_METRICS
+            if predicted.get(m) is None or abs(predicted[m] - gold[m]) > 0.1
+        ]
+        feedback = "Agrees with the labels." if not off else "Disagrees on " + "; ".join(off) + "."
+        return dspy.Prediction(score=score, feedback=feedback)
+    return score if trace is None else score >= threshold
+
+
+def compile_judge(
+    judge: DspyJudge,
+    samples: Iterable[RagSample],
+    *,
+    optimizer: Any = None,
+    teacher_lm: Any = None,
+    max_bootstrapped_demos: int = 2,
+    max_labeled_demos: int = 2,
+) -> DspyJudge:
+    """Compile the judge's TRACe labelling module on labelled samples; returns the same judge, updated.
+
+    Args:
+        judge: the judge to improve (its LM answers as the student).
+        samples: labelled samples to learn from.
+        optimizer: a DSPy optimizer built with :func:`trace_agreement_metric`; BootstrapFewShot by default.
+        teacher_lm: an LM to bootstrap demonstrations with (default: the judge's own LM).
+        max_bootstrapped_demos, max_labeled_demos: BootstrapFewShot's demo budget.
+    """
+    trainset = trace_examples(samples)
+    if optimizer is None:
+        optimizer = dspy.BootstrapFewShot(
+            metric=trace_agreement_metric,
+            max_bootstrapped_demos=max_bootstrapped_demos,
+            max_labeled_demos=max_labeled_demos,
+        )
+    student = judge.modules["trace_labels"]
+    teacher = student.deepcopy() if teacher_lm is not None else None
+    if teacher is not None:
+        teacher.set_lm(teacher_lm)
+    with dspy.context(lm=judge.lm):
+        compiled = optimizer.compile(student, trainset=trainset, teacher=teacher)
+    judge.modules["trace_labels"] = compiled
+    return judge
