@@ -182,6 +182,12 @@ def _evaluate(args: argparse.Namespace) -> int:
             on_row=on_row,
         )
     print(format_summary(report.summaries), file=sys.stderr)
+    for family, used in report.usage.items():
+        tokens = used["reported_tokens"] or used["estimated_tokens"]
+        kind = "reported" if used["reported_tokens"] else "estimated"
+        print(
+            f"judge {judge.name}, {family}: {used['calls']} model calls, {tokens:,} tokens ({kind}).", file=sys.stderr
+        )
     print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {len(report.failed)} failed.", file=sys.stderr)
     return 1 if args.strict and report.failed else 0
 

@@ -44,11 +44,23 @@ class FailedRow:
 
 @dataclass
 class RunReport:
-    """What a run did: rows written, rows that failed, and the per-score summary."""
+    """What a run did: rows written, rows that failed, the per-score summary, and judge usage per metric family."""
 
     rows: int = 0
     failed: list[FailedRow] = field(default_factory=list)
     summaries: list[ScoreSummary] = field(default_factory=list)
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def add_usage(self, details: dict[str, Any]) -> None:
+        """Add the judge usage recorded in one row's details."""
+        for family, info in details.items():
+            used = info.get("usage") if isinstance(info, dict) else None
+            if not used:
+                continue
+            total = self.usage.setdefault(family, {"calls": 0, "reported_tokens": 0, "estimated_tokens": 0})
+            total["calls"] += used.get("calls") or 0
+            total["reported_tokens"] += used.get("total_tokens") or 0
+            total["estimated_tokens"] += used.get("estimated_tokens") or 0
 
 
 def evaluate_lines(
@@ -104,6 +116,7 @@ def evaluate_lines(
         out.write(json.dumps(output, ensure_ascii=False) + "\n")
         out.flush()
         report.rows += 1
+        report.add_usage(output["details"])
         written.append({"status": output["status"], "scores": output["scores"]})
         if on_row is not None:
             on_row(output)

@@ -89,6 +89,7 @@ def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path]
         assert set(row) == {"id", "scores", "status", "reason", "details", "line"}
     summary = capsys.readouterr().err
     assert "2981 rows scored, 0 failed." in summary
+    assert "judge labels, trace: 0 model calls, 0 tokens (estimated)." in summary
     assert "context_relevance" in summary
 
 

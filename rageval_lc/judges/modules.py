@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -244,6 +245,9 @@ def run_judgement(
             value, notes, problem_found = parse(prediction)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             value, notes, problem_found = None, {}, f"the model's answer was invalid ({_first_line(exc)})"
+        cut = _cut_off_field(raw)
+        if cut is not None and problem_found is None:
+            problem_found = f"the model's answer was cut off ({cut} never closes)"
         if problem_found is None and value is not None:
             return Judgement(name=name, value=value, attempts=attempts, usage=usage, notes=notes)
         problem = problem_found or "the model's answer held no usable value"
@@ -256,6 +260,31 @@ def run_judgement(
         usage=usage,
         notes=notes,
     )
+
+
+_FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]")
+_CLOSING = {"[": "]", "{": "}"}
+
+
+def _cut_off_field(raw: str | None) -> str | None:
+    r"""The first field whose JSON value opens a bracket it never closes (output cut off), else None.
+
+    DSPy repairs such JSON silently (``["Paris is`` would become the claim "Paris is"); a verdict read from
+    a truncated answer is not a verdict.
+
+    Example:
+        >>> _cut_off_field('[[ ## claims ## ]]\n["Paris is'), _cut_off_field('[[ ## claims ## ]]\n["A."]')
+        ('claims', None)
+    """
+    if not raw:
+        return None
+    parts = _FIELD.split(raw)
+    values = list(zip(parts[1::2], parts[2::2], strict=True)) if len(parts) > 1 else [("the answer", raw)]
+    for name, value in values:
+        text = value.strip()
+        if text[:1] in _CLOSING and not text.endswith(_CLOSING[text[0]]):
+            return name
+    return None
 
 
 def _first_line(exc: BaseException) -> str:

@@ -235,3 +235,48 @@ def test_bad_judge_lm() -> None:
         DspyJudge(42)
     with pytest.raises(ValueError, match="Unknown judgement names"):
         DspyJudge(FakeListChatModel(responses=["x"]), modules={"nope": None})  # type: ignore[dict-item]
+
+
+CALLS = {
+    "trace_labels": lambda j: j.trace_labels(GUIDE_SAMPLE),
+    "extract_claims": lambda j: j.extract_claims("Q?", "Paris is in France."),
+    "verify_claims": lambda j: j.verify_claims(["Paris is in France."], ["Paris is the capital of France."]),
+    "context_relevance": lambda j: j.context_relevance("Q?", ["ctx one", "ctx two"]),
+    "attribute_reference": lambda j: j.attribute_reference("Q?", "Paris is in France.", ["ctx"]),
+    "generate_questions": lambda j: j.generate_questions("Paris is in France."),
+    "rate_answer_relevance": lambda j: j.rate_answer_relevance("Q?", "A."),
+    "factual_accuracy": lambda j: j.factual_accuracy("Q?", "A.", "A."),
+    "classify_answer": lambda j: j.classify_answer("Q?", "A.", "A."),
+}
+GARBAGE = {
+    "empty string": "",
+    "truncated JSON": '[[ ## claims ## ]]\n["Paris is',
+    "fields of another judgement": chat(unrelated_field="x"),
+}
+
+
+@pytest.mark.parametrize("garbage", GARBAGE, ids=list(GARBAGE))
+@pytest.mark.parametrize("name", CALLS, ids=list(CALLS))
+def test_every_judgement_survives_garbage(name: str, garbage: str) -> None:
+    dspy_judge, _ = judge(GARBAGE[garbage], max_retries=1)
+    judgement = CALLS[name](dspy_judge)
+    assert judgement.name == name
+    assert judgement.status == "undetermined"
+    assert judgement.value is None
+    assert judgement.reason.startswith("No usable answer after 2 attempts")
+    assert judgement.attempts == 2
+    assert 2 <= judgement.usage.calls <= 4
+    assert judgement.raw is not None
+
+
+def test_runner_totals_the_judge_usage() -> None:
+    import io
+
+    from rageval_lc.runner import evaluate_lines
+
+    row = json.dumps({"id": "g", "question": GUIDE_SAMPLE.question, "contexts": GUIDE_DOCS, "response": GUIDE_RESPONSE})
+    dspy_judge, _ = judge(GUIDE_ANSWER)
+    report = evaluate_lines([row, row.replace('"g"', '"h"')], io.StringIO(), judge=dspy_judge, trace_mode="capstone")
+    assert report.usage["trace"]["calls"] == 2
+    assert report.usage["trace"]["estimated_tokens"] > 200
+    assert report.summaries[0].name == "context_relevance" and report.summaries[0].mean == 0.2
