@@ -33,7 +33,14 @@ from rageval_lc.judges.modules import JUDGE_MODULES, run_judgement
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
 
-__all__ = ["DspyJudge", "as_dspy_lm", "render_documents", "render_numbered", "render_response"]
+__all__ = [
+    "DspyJudge",
+    "as_dspy_lm",
+    "labels_from_prediction",
+    "render_documents",
+    "render_numbered",
+    "render_response",
+]
 
 
 def as_dspy_lm(
@@ -162,20 +169,7 @@ class DspyJudge:
         inputs = self.trace_inputs(sample)
 
         def parse(prediction: dspy.Prediction) -> tuple[TraceLabels, dict[str, Any], str | None]:
-            support = [
-                item.model_dump() if hasattr(item, "model_dump") else dict(item)
-                for item in prediction.sentence_support_information
-            ]
-            labels = TraceLabels.from_mapping(
-                {
-                    "relevance_explanation": prediction.relevance_explanation,
-                    "all_relevant_sentence_keys": prediction.all_relevant_sentence_keys,
-                    "overall_supported_explanation": prediction.overall_supported_explanation,
-                    "overall_supported": prediction.overall_supported,
-                    "sentence_support_information": support,
-                    "all_utilized_sentence_keys": prediction.all_utilized_sentence_keys,
-                }
-            )
+            labels = labels_from_prediction(prediction)
             clean, report = labels.cleaned(sentences)
             judged = {e.response_sentence_key for e in clean.sentence_support_information}
             missing = [k for k in sentences.response_keys if k not in judged]
@@ -371,6 +365,24 @@ class DspyJudge:
                 raise ValueError(msg)
             self.modules[name].load_state(state)
         return self
+
+
+def labels_from_prediction(prediction: Any) -> TraceLabels:
+    """The TRACe labels in a prediction of the TRACe labelling Signature."""
+    support = [
+        item.model_dump() if hasattr(item, "model_dump") else dict(item)
+        for item in prediction.sentence_support_information
+    ]
+    return TraceLabels.from_mapping(
+        {
+            "relevance_explanation": prediction.relevance_explanation,
+            "all_relevant_sentence_keys": prediction.all_relevant_sentence_keys,
+            "overall_supported_explanation": prediction.overall_supported_explanation,
+            "overall_supported": prediction.overall_supported,
+            "sentence_support_information": support,
+            "all_utilized_sentence_keys": prediction.all_utilized_sentence_keys,
+        }
+    )
 
 
 def _clean_strings(items: Any) -> list[str]:

@@ -19,9 +19,9 @@ from typing import Any
 
 import dspy
 
-from rageval_lc.judges.dspy_judge import DspyJudge
+from rageval_lc.judges.dspy_judge import DspyJudge, labels_from_prediction
 from rageval_lc.metrics.trace import TRACE_METRICS, trace_scores
-from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.schema import RagSample
 
 __all__ = ["agreement_score", "compile_judge", "trace_agreement_metric", "trace_examples"]
 
@@ -64,23 +64,6 @@ def agreement_score(predicted: Mapping[str, Any], gold: Mapping[str, Any]) -> fl
     return round(1.0 - sum(diffs) / len(diffs), 10) if diffs else 0.0
 
 
-def _labels_from_prediction(prediction: Any) -> TraceLabels:
-    support = [
-        item.model_dump() if hasattr(item, "model_dump") else dict(item)
-        for item in prediction.sentence_support_information
-    ]
-    return TraceLabels.from_mapping(
-        {
-            "relevance_explanation": prediction.relevance_explanation,
-            "all_relevant_sentence_keys": prediction.all_relevant_sentence_keys,
-            "overall_supported_explanation": prediction.overall_supported_explanation,
-            "overall_supported": prediction.overall_supported,
-            "sentence_support_information": support,
-            "all_utilized_sentence_keys": prediction.all_utilized_sentence_keys,
-        }
-    )
-
-
 def trace_agreement_metric(
     example: dspy.Example,
     prediction: Any,
@@ -98,7 +81,7 @@ def trace_agreement_metric(
     sample: RagSample = example.sample
     gold = trace_scores(sample.labels, sample.sentences).to_dict()  # type: ignore[arg-type]
     try:
-        predicted = trace_scores(_labels_from_prediction(prediction), sample.sentences).to_dict()
+        predicted = trace_scores(labels_from_prediction(prediction), sample.sentences).to_dict()
     except (TypeError, ValueError, AttributeError):
         predicted = {}
     score = agreement_score(predicted, gold)
