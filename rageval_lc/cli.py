@@ -93,12 +93,16 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     parser.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
     parser.add_argument("--max-retries", type=int, default=2, help="extra attempts on unusable model output")
+    parser.add_argument("--max-tokens", type=int, help="cap on the tokens a dspy: judge may generate per call")
 
 
 def _make_judge(args: argparse.Namespace) -> Any:
     from rageval_lc.judges.factory import make_judge
 
-    return make_judge(args.judge, api_base=args.api_base, api_key_env=args.api_key_env, max_retries=args.max_retries)
+    extra = {"max_tokens": args.max_tokens} if args.max_tokens and args.judge.startswith("dspy:") else {}
+    return make_judge(
+        args.judge, api_base=args.api_base, api_key_env=args.api_key_env, max_retries=args.max_retries, **extra
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

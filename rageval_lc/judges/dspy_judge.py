@@ -62,7 +62,14 @@ def as_dspy_lm(
         if not lm.strip():
             msg = "The judge model id must be a non-empty string such as 'openai/gpt-4o-mini'."
             raise ValueError(msg)
-        extra = {k: v for k, v in {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens}.items() if v}
+        extra: dict[str, Any] = {
+            k: v for k, v in {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens}.items() if v
+        }
+        if api_base:
+            # DSPy's native engine sends OpenAI's newer `max_completion_tokens`, which local OpenAI-compatible
+            # servers (llama.cpp) ignore, so a small model may ramble for thousands of tokens; LiteLLM sends
+            # `max_tokens`.
+            extra["engine"] = "litellm"
         return dspy.LM(lm, temperature=temperature, **extra)
     if is_langchain_chat_model(lm):
         return langchain_lm(lm)

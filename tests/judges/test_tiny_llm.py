@@ -100,7 +100,7 @@ def rows(ragbench_files: list[Path]) -> list[dict]:
 
 
 def test_gemma_judges_never_crash(server: str, rows: list[dict]) -> None:
-    judge = make_judge("dspy:openai/gemma", api_base=server, max_retries=1, max_tokens=768)
+    judge = make_judge("dspy:openai/gemma", api_base=server, max_retries=1, max_tokens=512)
     statuses: Counter[str] = Counter()
     for row in rows:
         sample = ragbench_record(row).sample
