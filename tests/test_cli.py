@@ -198,3 +198,20 @@ def test_quickstart_scores_offline_and_reproduces_the_bundled_rows(capsys) -> No
     cells = hagrid.split()
     assert (cells[2], cells[4], cells[6], cells[8]) == ("0.667", "0.333", "0.500", "no")
     assert "adherence_probability" in out
+
+
+def test_dry_run_counts_calls_and_calls_nothing(tmp_path: Path, capsys) -> None:
+    rows = [json.dumps(generic_row(f"r{i}")) for i in range(3)] + ["{broken"]
+    source = write_jsonl(tmp_path / "in.jsonl", rows)
+    # an LLM judge whose model cannot be reached from here: the dry run must not try
+    assert main(["evaluate", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "Dry run with judge dspy:openai/gpt-4o-mini: no model was called." in out
+    line = next(x for x in out.splitlines() if x.startswith("trace_labels"))
+    cells = line.split()
+    assert cells[1:5] == ["trace", "1", "3", "3"]  # metrics, calls/sample, samples, calls
+    assert int(cells[5]) > 100  # estimated prompt tokens of the three rendered prompts
+    assert "3 model calls before retries (at most 3x that with retries)." in out
+    assert "1 unreadable row would be written as errors." in out
+    assert main(["evaluate", str(source), "--judge", "labels", "--dry-run"]) == 0
+    assert "0 model calls" in capsys.readouterr().out
