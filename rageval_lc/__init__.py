@@ -17,6 +17,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
+from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
 from rageval_lc.errors import MissingDependencyError, RagevalError
 from rageval_lc.evaluators import REGISTRY, MetricSpec, SampleResult, evaluate_sample
 from rageval_lc.judges import LabelsJudge
@@ -31,6 +32,8 @@ from rageval_lc.metrics import (
     trace_rmse_aggregation,
     trace_scores,
 )
+from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
+from rageval_lc.rgb_benchmark import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
 from rageval_lc.text import KeyedSentences, split_sentences
 
@@ -38,6 +41,7 @@ __all__ = [
     "REGISTRY",
     "AgreementRecord",
     "AgreementReport",
+    "EvaluationResult",
     "KeyReport",
     "KeyedSentences",
     "LabelsJudge",
@@ -47,19 +51,25 @@ __all__ = [
     "RagSample",
     "RagbenchRecord",
     "RagevalError",
+    "RgbRecord",
+    "RgbRow",
     "SampleResult",
     "SentenceSupport",
     "TraceLabels",
     "TraceScores",
     "__version__",
     "auroc",
+    "build_documents",
     "evaluate_sample",
     "judge_agreement",
     "load_ragbench",
+    "load_rgb",
     "ragbench_record",
     "rmse_against_truth",
     "rmse_aggregation",
+    "run_rgb",
     "sample_from_row",
+    "score_rgb",
     "split_sentences",
     "trace_rmse_aggregation",
     "trace_scores",

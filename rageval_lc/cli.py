@@ -76,6 +76,37 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     _judge_options(agreement)
 
+    rgb = commands.add_parser("rgb", help="the RGB benchmark: score predictions, or run a system")
+    rgb_commands = rgb.add_subparsers(dest="rgb_command", required=True, metavar="RGB_COMMAND")
+    score = rgb_commands.add_parser(
+        "score",
+        help="score RGB predictions",
+        description="Score rows with prediction, answer, task, noise_ratio, optional counterfactual_answer and "
+        "id; print one JSON summary per task and noise ratio.",
+    )
+    score.add_argument("input", type=Path, help="input JSONL file")
+    score.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    score.add_argument("--out", type=Path, help="write one judgement per input row here")
+    run = rgb_commands.add_parser(
+        "run",
+        help="run the benchmark against a system",
+        description="Build each question's documents as RGB does, ask the system, and score the answers.",
+    )
+    run.add_argument("data", type=Path, help="an RGB file (en.json, en_int.json or en_fact.json format)")
+    run.add_argument(
+        "--system",
+        required=True,
+        help="the system under test, as module:attribute (a LangChain Runnable, a DSPy program or a callable "
+        "(question, documents) -> str)",
+    )
+    run.add_argument("--noise-ratios", help="comma-separated noise ratios (default per file kind)")
+    run.add_argument("--no-rejection", action="store_true", help="skip the ratio-1 negative-rejection pass")
+    run.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    run.add_argument("--limit", type=int, help="only the first N records")
+    run.add_argument("--model-name", default="", help="recorded in the results")
+    run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
+    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+
     commands.add_parser(
         "quickstart",
         help="score the bundled RAGBench samples offline and print a table",
@@ -114,7 +145,106 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_quickstart(sys.stdout)
     if args.command == "agreement":
         return _agreement(args)
+    if args.command == "rgb":
+        return _rgb_score(args) if args.rgb_command == "score" else _rgb_run(args)
     return _evaluate(args)
+
+
+def _rgb_score(args: argparse.Namespace) -> int:
+    from rageval_lc.metrics.rgb import score_rgb
+
+    if not args.input.is_file():
+        print(f"rageval: error: input file not found: {args.input}", file=sys.stderr)
+        return 2
+    rows = []
+    with args.input.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                rows.append(_rgb_row(data, line_no))
+            except (ValueError, TypeError, KeyError) as exc:
+                print(f"rageval: error: {args.input}:{line_no}: {exc}", file=sys.stderr)
+                return 2
+    try:
+        results, judgements = score_rgb(rows, mode=args.mode)
+    except ValueError as exc:
+        print(f"rageval: error: {exc}", file=sys.stderr)
+        return 2
+    if args.out:
+        with args.out.open("w", encoding="utf-8") as out:
+            for judgement in judgements:
+                out.write(json.dumps(judgement.to_dict(), ensure_ascii=False) + "\n")
+    for result in results:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    return 0
+
+
+def _rgb_row(data: Any, line_no: int) -> Any:
+    from rageval_lc.metrics.rgb import RgbRow
+
+    if not isinstance(data, dict):
+        raise TypeError(f"a row must be a JSON object, got {type(data).__name__}")
+    missing = [f for f in ("prediction", "answer", "task") if f not in data]
+    if missing:
+        raise KeyError(f"the row lacks {missing}")
+    if not isinstance(data["prediction"], str):
+        raise TypeError(f"'prediction' must be a string, got {type(data['prediction']).__name__}")
+    ratio = data.get("noise_ratio", 0.0)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
+        raise TypeError(f"'noise_ratio' must be a number, got {ratio!r}")
+    return RgbRow(
+        prediction=data["prediction"],
+        answer=data["answer"],
+        task=data["task"],
+        noise_ratio=float(ratio),
+        counterfactual_answer=data.get("counterfactual_answer"),
+        id=None if data.get("id") is None else str(data["id"]),
+    )
+
+
+def _rgb_run(args: argparse.Namespace) -> int:
+    import importlib
+
+    from rageval_lc.datasets.rgb import load_rgb
+    from rageval_lc.rgb_benchmark import run_rgb
+
+    if not args.data.is_file():
+        print(f"rageval: error: RGB file not found: {args.data}", file=sys.stderr)
+        return 2
+    module_name, _, attribute = args.system.partition(":")
+    try:
+        if not attribute:
+            raise ValueError("--system must look like package.module:attribute")
+        system = getattr(importlib.import_module(module_name), attribute)
+        ratios = [float(r) for r in args.noise_ratios.split(",")] if args.noise_ratios else None
+        records = load_rgb(args.data)[: args.limit] if args.limit else load_rgb(args.data)
+    except (ImportError, AttributeError, ValueError) as exc:
+        print(f"rageval: error: {exc}", file=sys.stderr)
+        return 2
+    with ExitStack() as stack:
+        out = stack.enter_context(args.out.open("w", encoding="utf-8")) if args.out else None
+
+        def write(row: dict[str, Any]) -> None:
+            if out is not None:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                out.flush()
+
+        run = run_rgb(
+            system,
+            records,
+            noise_ratios=ratios,
+            include_rejection=not args.no_rejection,
+            mode=args.mode,
+            model_name=args.model_name,
+            progress=args.progress,
+            on_row=write,
+        )
+    print(run.report())
+    if run.failures:
+        print(f"rageval: {run.failures} calls to the system failed (scored as empty answers).", file=sys.stderr)
+    return 0
 
 
 def _agreement(args: argparse.Namespace) -> int:
