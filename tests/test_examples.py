@@ -28,3 +28,10 @@ def test_compile_judge_example() -> None:
     out = run("compile_judge.py")
     assert "Compiled on 5 labelled rows: 2 demonstrations kept." in out
     assert "The reloaded judge scored 3 of 3 held-out rows identically." in out
+
+
+def test_rgb_counterfactual_example(shared) -> None:
+    out = run("rgb_counterfactual.py", str(shared / "data" / "rgb" / "en_fact.json"))
+    # the fake model cycles: flag-and-refuse (rows 0, 3, ...: 34), flag only (33), trust the documents (33)
+    assert "error detection 67.0% (67 of 100)" in out
+    assert "error correction 50.7% of the detected" in out  # 34 of 67: a refusal after flagging counts
