@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``rageval``."""
     from rageval_lc.evaluators import REGISTRY
     from rageval_lc.metrics.trace import TRACE_MODES
+    from rageval_lc.sharing import SCORING_MODES
 
     parser = argparse.ArgumentParser(prog="rageval", description="Score retrieval-augmented generation.")
     parser.add_argument("--version", action="version", version=f"rageval_lc {__version__}")
@@ -47,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics", default="trace", help=f"comma-separated metrics (known: {', '.join(sorted(REGISTRY))})"
     )
     evaluate.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
+    evaluate.add_argument(
+        "--scoring-mode",
+        default="shared",
+        choices=SCORING_MODES,
+        help="how judge calls are shared: shared (at most 3 per sample for every metric), fused (1), "
+        "separate (one judgement per metric)",
+    )
     evaluate.add_argument(
         "--relevance-normalizer", type=float, default=20.0, help="capstone mode's relevance denominator"
     )
@@ -274,7 +282,7 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from rageval_lc.report import format_summary
+    from rageval_lc.report import format_reference_view, format_summary
     from rageval_lc.runner import evaluate_lines
 
     if not args.input.is_file():
@@ -313,14 +321,20 @@ def _evaluate(args: argparse.Namespace) -> int:
             judge=judge,
             trace_mode=args.trace_mode,
             relevance_normalizer=args.relevance_normalizer,
+            scoring_mode=args.scoring_mode,
             on_row=on_row,
         )
     print(format_summary(report.summaries), file=sys.stderr)
-    for family, used in report.usage.items():
+    if report.reference_view:
+        print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)
+    for judgement, used in report.usage.items():
         tokens = used["reported_tokens"] or used["estimated_tokens"]
         kind = "reported" if used["reported_tokens"] else "estimated"
+        calls = used["calls"]
+        per_call = f", {tokens // calls:,} per call" if calls else ""
         print(
-            f"judge {judge.name}, {family}: {used['calls']} model calls, {tokens:,} tokens ({kind}).", file=sys.stderr
+            f"judge {judge.name}, {judgement}: {calls} model calls, {tokens:,} tokens ({kind}{per_call}).",
+            file=sys.stderr,
         )
     print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {len(report.failed)} failed.", file=sys.stderr)
     return 1 if args.strict and report.failed else 0
@@ -341,12 +355,12 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
             except Exception:  # counted and reported; a dry run never fails on one row
                 bad += 1
     try:
-        plans = plan_calls(samples, args.metrics, judge)
+        plans = plan_calls(samples, args.metrics, judge, scoring_mode=args.scoring_mode)
     except ValueError as exc:
         print(f"rageval: error: {exc}", file=sys.stderr)
         return 2
     rows = [[p.judgement, ", ".join(p.metrics), p.calls_per_sample, p.samples, p.calls, p.prompt_tokens] for p in plans]
-    print(f"Dry run with judge {judge.name}: no model was called.\n")
+    print(f"Dry run with judge {judge.name}, scoring mode {args.scoring_mode}: no model was called.\n")
     print(format_table(["judgement", "metrics", "calls/sample", "samples", "calls", "est. prompt tokens"], rows))
     total = sum(p.calls for p in plans)
     calls = f"{total} model call{'s' if total != 1 else ''}"

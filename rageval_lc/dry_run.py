@@ -1,7 +1,10 @@
 """Say what a run will cost before any model is called.
 
-For each judgement the metrics need (shared judgements counted once), the model calls per sample, the
-total, and for LLM judges an estimate of the prompt tokens from the prompts the adapter would send.
+For each judgement the metrics need in the scoring mode (shared judgements counted once), the model
+calls per sample, the samples it applies to (reference judgements only where a reference exists; no
+classification call for a "don't know" answer), the total, and for LLM judges an estimate of the
+prompt tokens from the prompts the adapter would send. The answer-relevance rubric fallback, made
+only when no question could be generated, is not counted.
 
 Example:
     >>> from rageval_lc.judges import LabelsJudge
@@ -17,8 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rageval_lc.evaluators import parse_metrics
-from rageval_lc.judges.base import Judge, unsupported
+from rageval_lc.judges.base import Judge
+from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.schema import RagSample
+from rageval_lc.sharing import REFERENCE_JUDGEMENTS, planned_judgements
 
 __all__ = ["CallPlan", "plan_calls"]
 
@@ -35,27 +40,38 @@ class CallPlan:
     prompt_tokens: int | None
 
 
-def plan_calls(samples: Iterable[RagSample], metrics: str | Sequence[str], judge: Judge) -> list[CallPlan]:
+def plan_calls(
+    samples: Iterable[RagSample], metrics: str | Sequence[str], judge: Judge, *, scoring_mode: str = "shared"
+) -> list[CallPlan]:
     """Plan the model calls of scoring ``samples`` on ``metrics`` with ``judge``; nothing is sent.
 
     Raises:
-        ValueError: If a metric is unknown or needs a judgement the judge cannot make.
+        ValueError: If a metric or the mode is unknown, or a metric needs a judgement the judge cannot make.
     """
-    specs = parse_metrics(metrics)
-    needed: dict[str, list[str]] = {}
-    for spec in specs:
-        for judgement in spec.judgements:
-            if judgement not in judge.supports:
-                raise ValueError(unsupported(judge, judgement))
-            needed.setdefault(judgement, []).append(spec.name)
+    needed = planned_judgements(parse_metrics(metrics), scoring_mode, judge)
     samples = list(samples)
     estimate = getattr(judge, "estimate_prompt_tokens", None)
     plans = []
     for judgement, names in needed.items():
+        applies = [s for s in samples if _applies(judgement, names, s)]
         per_sample = judge.planned_calls(judgement)
         tokens = None
         if per_sample and callable(estimate):
-            counts = [estimate(judgement, sample) for sample in samples]
+            counts = [estimate(judgement, sample) for sample in applies]
             tokens = None if any(c is None for c in counts) else sum(counts)
-        plans.append(CallPlan(judgement, tuple(names), per_sample, len(samples), per_sample * len(samples), tokens))
+        plans.append(CallPlan(judgement, tuple(names), per_sample, len(applies), per_sample * len(applies), tokens))
     return plans
+
+
+def _applies(judgement: str, metrics: Sequence[str], sample: RagSample) -> bool:
+    """Whether scoring ``sample`` will make ``judgement`` (the shortcuts the metrics take)."""
+    if judgement in REFERENCE_JUDGEMENTS:
+        if not (sample.reference and sample.reference.strip()):
+            return False
+        if judgement in ("classify_answer", "assess_reference") and set(metrics) == {"answer_classification"}:
+            return not is_dont_know(sample.response)
+    if judgement in ("generate_questions", "rate_answer_relevance", "extract_claims"):
+        return bool(sample.response.strip())
+    if judgement in ("verify_claims", "context_relevance"):
+        return bool(sample.contexts)
+    return True

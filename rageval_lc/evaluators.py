@@ -16,19 +16,22 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rageval_lc import ragas_family
 from rageval_lc._validation import check_choice
-from rageval_lc.judges.base import Judge, unsupported
+from rageval_lc.judges.base import Judge
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.trace import TRACE_MODES, TRACE_SCORE_NAMES, TraceMode, trace_scores
 from rageval_lc.schema import MetricResult, RagSample
+from rageval_lc.sharing import SCORING_MODES, SampleJudgements, ScoringMode, ScoringOptions, planned_judgements
 
 __all__ = [
+    "RAGAS_FAMILY",
     "REGISTRY",
     "MetricSpec",
     "SampleResult",
@@ -39,16 +42,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ScoringOptions:
-    """What a metric's scoring function receives besides the sample."""
-
-    judge: Judge = field(default_factory=LabelsJudge)
-    trace_mode: TraceMode = "ragbench"
-    relevance_normalizer: float = 20.0
-
-
-ScoreFn = Callable[[RagSample, ScoringOptions], tuple[dict[str, MetricResult], dict[str, Any]]]
+ScoreFn = Callable[[SampleJudgements], tuple[dict[str, MetricResult], dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -60,8 +54,9 @@ class MetricSpec:
         scores: the score names it reports, each in [0, 1], higher is better.
         requires: sample fields that must be non-empty.
         description: one line for help texts.
-        score: scores a sample: returns one result per name in ``scores`` and the family's details.
-        judgements: the judge's judgements it needs (shared when several metrics need the same one).
+        score: scores a sample from its shared judgements: one result per name in ``scores`` and details.
+        judgements: per scoring mode (``shared``, ``fused``, ``separate``), the judgements it needs.
+        needs_reference: True when it is undetermined on a sample without a reference answer.
     """
 
     name: str
@@ -69,14 +64,18 @@ class MetricSpec:
     requires: tuple[str, ...]
     description: str
     score: ScoreFn
-    judgements: tuple[str, ...] = ()
+    judgements: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict.fromkeys(SCORING_MODES, ()))
+    needs_reference: bool = False
 
 
-def _score_trace(sample: RagSample, options: ScoringOptions) -> tuple[dict[str, MetricResult], dict[str, Any]]:
-    judgement = options.judge.trace_labels(sample)
+def _score_trace(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
+    judgement = ctx.trace()
+    options = ctx.options
     details: dict[str, Any] = {
-        "judge": options.judge.name,
-        "usage": judgement.usage.to_dict(),
+        "judge": ctx.judge.name,
+        "scoring_mode": ctx.mode,
+        "judgements": ctx.consumed("trace"),
+        "usage": ctx.usage_of("trace").to_dict(),
         "attempts": judgement.attempts,
     }
     if judgement.notes:
@@ -86,7 +85,10 @@ def _score_trace(sample: RagSample, options: ScoringOptions) -> tuple[dict[str, 
         results = {name: MetricResult(name=name, status=status, reason=judgement.reason) for name in TRACE_SCORE_NAMES}
         return results, {**details, "raw_output": judgement.raw}
     scores = trace_scores(
-        judgement.value, sample.sentences, mode=options.trace_mode, relevance_normalizer=options.relevance_normalizer
+        judgement.value,
+        ctx.sample.sentences,
+        mode=options.trace_mode,
+        relevance_normalizer=options.relevance_normalizer,
     )
     results = scores.results()
     probability = judgement.notes.get("adherence_probability")
@@ -106,19 +108,105 @@ def _score_trace(sample: RagSample, options: ScoringOptions) -> tuple[dict[str, 
     return results, details
 
 
-REGISTRY: dict[str, MetricSpec] = {
-    spec.name: spec
-    for spec in (
-        MetricSpec(
-            name="trace",
-            scores=TRACE_SCORE_NAMES,
-            requires=("question", "contexts"),
-            description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
-            score=_score_trace,
-            judgements=("trace_labels",),
-        ),
-    )
-}
+def _modes(shared: tuple[str, ...], separate: tuple[str, ...], fused: tuple[str, ...] = ("assess_all",)) -> dict:
+    return {"shared": shared, "fused": fused, "separate": separate}
+
+
+_RAGAS_PARTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance")
+_SPECS = (
+    MetricSpec(
+        name="trace",
+        scores=TRACE_SCORE_NAMES,
+        requires=("question", "contexts"),
+        description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
+        score=_score_trace,
+        judgements=_modes(("trace_labels",), ("trace_labels",)),
+    ),
+    MetricSpec(
+        name="faithfulness",
+        scores=("faithfulness",),
+        requires=(),
+        description="Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
+        score=ragas_family.score_faithfulness,
+        judgements=_modes(("trace_labels",), ("extract_claims", "verify_claims")),
+    ),
+    MetricSpec(
+        name="context_precision",
+        scores=("context_precision", "context_precision_at_k"),
+        requires=(),
+        description="Share of relevant contexts, and its rank-aware form (mean precision@k).",
+        score=ragas_family.score_context_precision,
+        judgements=_modes(("trace_labels",), ("context_relevance",)),
+    ),
+    MetricSpec(
+        name="context_recall",
+        scores=("context_recall",),
+        requires=(),
+        description="Reference statements attributable to the contexts / reference statements.",
+        score=ragas_family.score_context_recall,
+        judgements=_modes(("assess_reference",), ("attribute_reference",)),
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="answer_relevance",
+        scores=("answer_relevance",),
+        requires=(),
+        description="Similarity of the question to questions generated from the answer (rubric fallback).",
+        score=ragas_family.score_answer_relevance,
+        judgements=_modes(("generate_questions",), ("generate_questions",)),
+    ),
+    MetricSpec(
+        name="factual_accuracy",
+        scores=("factual_accuracy",),
+        requires=(),
+        description="GEval: 0.5 correctness + 0.3 completeness + 0.2 consistency against the reference; grade A-E.",
+        score=ragas_family.score_factual_accuracy,
+        judgements=_modes(("assess_reference",), ("factual_accuracy",)),
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="answer_classification",
+        scores=("answer_classification",),
+        requires=(),
+        description="CORRECT / WRONG against the reference, DON'T KNOW on an uncertainty phrase (1.0 = correct).",
+        score=ragas_family.score_answer_classification,
+        judgements=_modes(("assess_reference",), ("classify_answer",)),
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="semantic_similarity",
+        scores=("semantic_similarity",),
+        requires=(),
+        description="max(0, cosine) of answer and reference embeddings (no LLM).",
+        score=ragas_family.score_semantic_similarity,
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="bert_score",
+        scores=("bert_score_precision", "bert_score_recall", "bert_score_f1"),
+        requires=(),
+        description="BERTScore from the embedding model's token vectors (no LLM).",
+        score=ragas_family.score_bert_score,
+        needs_reference=True,
+    ),
+)
+_BY_NAME = {spec.name: spec for spec in _SPECS}
+_SPECS += (
+    MetricSpec(
+        name="ragas_score",
+        scores=("ragas_score",),
+        requires=(),
+        description="RAGAS composite: 0.3 faithfulness, 0.2 precision, 0.2 recall, 0.3 relevance (renormalised).",
+        score=ragas_family.score_ragas,
+        judgements={
+            mode: tuple(dict.fromkeys(j for part in _RAGAS_PARTS for j in _BY_NAME[part].judgements[mode]))
+            for mode in SCORING_MODES
+        },
+    ),
+)
+REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
+#: The reference document's family (its report view renders these 0-100).
+RAGAS_FAMILY: tuple[str, ...] = tuple(name for name in REGISTRY if name != "trace")
 
 
 def get_metric(name: str) -> MetricSpec:
@@ -185,8 +273,10 @@ def evaluate_sample(
     judge: Judge | None = None,
     trace_mode: TraceMode = "ragbench",
     relevance_normalizer: float = 20.0,
+    scoring_mode: ScoringMode = "shared",
+    embeddings: Any = None,
 ) -> SampleResult:
-    """Score one sample on the given metrics.
+    """Score one sample on the given metrics, each judgement made once and shared.
 
     Args:
         sample: the sample to score.
@@ -194,29 +284,44 @@ def evaluate_sample(
         judge: what labels the sample; defaults to :class:`~rageval_lc.judges.LabelsJudge`.
         trace_mode: ``"ragbench"`` or ``"capstone"`` (see :mod:`rageval_lc.metrics.trace`).
         relevance_normalizer: capstone's relevance denominator.
+        scoring_mode: ``"shared"`` (at most 3 judge calls for the whole suite), ``"fused"`` (1 call) or
+            ``"separate"`` (one judgement per metric); see :mod:`rageval_lc.sharing`.
+        embeddings: an :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for the embedding metrics;
+            None: the local judge's model, else the packaged all-MiniLM-L6-v2.
+
+    Returns:
+        SampleResult: one result per score; ``details[<metric>]`` per metric and ``details["judge_usage"]``
+        with the calls and tokens of the sample (each judgement counted once).
 
     Raises:
         TypeError: If ``sample`` is not a :class:`RagSample`.
-        ValueError: If a metric is unknown, a field it requires is empty, or the judge has no labels.
+        ValueError: If a metric or mode is unknown, a field a metric requires is empty, or the judge
+            cannot make a judgement a metric needs.
     """
     if not isinstance(sample, RagSample):
         msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
         raise TypeError(msg)
     specs = parse_metrics(metrics)
     check_choice(trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
+    judge = judge or LabelsJudge()
+    planned_judgements(specs, scoring_mode, judge)
+    for spec in specs:
+        _check_requirements(sample, spec)
     options = ScoringOptions(
-        judge=judge or LabelsJudge(), trace_mode=trace_mode, relevance_normalizer=relevance_normalizer
+        judge=judge,
+        trace_mode=trace_mode,
+        relevance_normalizer=relevance_normalizer,
+        scoring_mode=scoring_mode,
+        embeddings=embeddings,
     )
+    ctx = SampleJudgements(sample, options)
     results: dict[str, MetricResult] = {}
     details: dict[str, Any] = {}
     for spec in specs:
-        _check_requirements(sample, spec)
-        for judgement in spec.judgements:
-            if judgement not in options.judge.supports:
-                raise ValueError(unsupported(options.judge, judgement))
-    for spec in specs:
-        spec_results, details[spec.name] = spec.score(sample, options)
+        with ctx.consumer(spec.name):
+            spec_results, details[spec.name] = spec.score(ctx)
         results.update(spec_results)
+    details["judge_usage"] = ctx.usage_summary()
     return SampleResult(id=sample.id, results=results, details=details)
 
 

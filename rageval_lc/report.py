@@ -17,7 +17,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ScoreSummary", "format_summary", "format_table", "summarize"]
+__all__ = ["ScoreSummary", "format_reference_view", "format_summary", "format_table", "reference_view", "summarize"]
+
+#: The reference document's names for the RAGAS / GraphRAG scores (rendered 0-100).
+REFERENCE_NAMES: dict[str, str] = {
+    "faithfulness": "ragas_faithfulness",
+    "context_precision": "ragas_context_precision",
+    "context_recall": "ragas_context_recall",
+    "answer_relevance": "ragas_answer_relevance",
+    "factual_accuracy": "factual_accuracy_percentage",
+    "semantic_similarity": "semantic_similarity_percentage",
+    "bert_score_f1": "bert_score_f1",
+}
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,59 @@ def format_summary(summaries: Sequence[ScoreSummary]) -> str:
         ["score", "mean", "ok", "undetermined", "error"],
         [[s.name, s.mean, s.ok, s.undetermined, s.error] for s in summaries],
     )
+
+
+def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The RAGAS / GraphRAG family over a run, under the reference's names and 0-100 scale.
+
+    Each percentage is 100 × the mean over ``ok`` rows; ``ragas_score`` is the composite of those
+    means (weights renormalised over the parts present), as the reference computes it per method;
+    ``factual_accuracy_grade`` grades the mean; the counts come from each row's answer label
+    (``label`` on a row, or ``details["answer_classification"]["label"]``). Scores absent from
+    every row are left out.
+
+    Example (the reference's local_search method: context precision undetermined):
+        >>> rows = [{"scores": {"faithfulness": 1.0, "context_recall": 1.0, "answer_relevance": 0.8327,
+        ...                     "context_precision": None},
+        ...          "status": {"faithfulness": "ok", "context_recall": "ok", "answer_relevance": "ok",
+        ...                     "context_precision": "undetermined"}}]
+        >>> view = reference_view(rows)
+        >>> view["ragas_score"], view["ragas_context_precision"]
+        (93.73, None)
+    """
+    from rageval_lc.metrics.geval import answer_counts, grade
+    from rageval_lc.metrics.ragas import ragas_score
+
+    rows = list(rows)
+    means = {s.name: s.mean for s in summarize(rows)}
+    view: dict[str, Any] = {}
+    for name, shown in REFERENCE_NAMES.items():
+        if name in means:
+            view[shown] = None if means[name] is None else round(100 * means[name], 2)
+        parts = {p: means.get(p) for p in ("faithfulness", "context_precision", "context_recall", "answer_relevance")}
+        if name == "answer_relevance" and any(p in means for p in parts):
+            composite = ragas_score(parts)
+            view["ragas_score"] = None if composite is None else round(100 * composite, 2)
+        if name == "factual_accuracy" and means.get(name) is not None:
+            view["factual_accuracy_grade"] = grade(100 * means[name])
+    labels = [_label(row) for row in rows if "answer_classification" in row.get("status", {})]
+    if labels:
+        view.update(answer_counts(labels))
+        view["undetermined_answers_count"] = view.pop("undetermined")
+    return view
+
+
+def format_reference_view(view: Mapping[str, Any]) -> str:
+    """Render :func:`reference_view` as a two-column table."""
+    return format_table(["reference name", "value"], [[name, value] for name, value in view.items()])
+
+
+def _label(row: Mapping[str, Any]) -> str | None:
+    if row.get("status", {}).get("answer_classification") != "ok":
+        return None
+    if "label" in row:
+        return row["label"]
+    return (row.get("details", {}).get("answer_classification") or {}).get("label")
 
 
 def _cell(value: Any) -> str:

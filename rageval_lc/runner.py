@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from rageval_lc.datasets.rows import sample_from_row
-from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
+from rageval_lc.evaluators import RAGAS_FAMILY, SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.trace import TraceMode
-from rageval_lc.report import ScoreSummary, summarize
+from rageval_lc.report import ScoreSummary, reference_view, summarize
+from rageval_lc.sharing import ScoringMode
 
 __all__ = ["FailedRow", "RunReport", "evaluate_lines"]
 
@@ -44,20 +45,19 @@ class FailedRow:
 
 @dataclass
 class RunReport:
-    """What a run did: rows written, rows that failed, the per-score summary, and judge usage per metric family."""
+    """What a run did: rows written, rows that failed, the per-score summary, and judge usage per judgement."""
 
     rows: int = 0
     failed: list[FailedRow] = field(default_factory=list)
     summaries: list[ScoreSummary] = field(default_factory=list)
+    reference_view: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def add_usage(self, details: dict[str, Any]) -> None:
-        """Add the judge usage recorded in one row's details."""
-        for family, info in details.items():
-            used = info.get("usage") if isinstance(info, dict) else None
-            if not used:
-                continue
-            total = self.usage.setdefault(family, {"calls": 0, "reported_tokens": 0, "estimated_tokens": 0})
+        """Add the judge usage recorded in one row's details (each judgement counted once per row)."""
+        by_judgement = (details.get("judge_usage") or {}).get("by_judgement") or {}
+        for judgement, used in by_judgement.items():
+            total = self.usage.setdefault(judgement, {"calls": 0, "reported_tokens": 0, "estimated_tokens": 0})
             total["calls"] += used.get("calls") or 0
             total["reported_tokens"] += used.get("total_tokens") or 0
             total["estimated_tokens"] += used.get("estimated_tokens") or 0
@@ -71,6 +71,8 @@ def evaluate_lines(
     judge: Judge | None = None,
     trace_mode: TraceMode = "ragbench",
     relevance_normalizer: float = 20.0,
+    scoring_mode: ScoringMode = "shared",
+    embeddings: Any = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunReport:
     """Score JSONL lines and write one JSON result line per input row to ``out``.
@@ -81,7 +83,8 @@ def evaluate_lines(
     Args:
         lines: the input lines (an open file works).
         out: where result lines go; flushed after each row.
-        metrics, judge, trace_mode, relevance_normalizer: as for :func:`~rageval_lc.evaluators.evaluate_sample`.
+        metrics, judge, trace_mode, relevance_normalizer, scoring_mode, embeddings: as for
+            :func:`~rageval_lc.evaluators.evaluate_sample`.
         on_row: called with each written row (progress, live reporting).
 
     Raises:
@@ -106,6 +109,8 @@ def evaluate_lines(
                 judge=judge,
                 trace_mode=trace_mode,
                 relevance_normalizer=relevance_normalizer,
+                scoring_mode=scoring_mode,
+                embeddings=embeddings,
             )
         except Exception as exc:  # one bad row must not end the run
             if isinstance(exc, json.JSONDecodeError):
@@ -117,8 +122,11 @@ def evaluate_lines(
         out.flush()
         report.rows += 1
         report.add_usage(output["details"])
-        written.append({"status": output["status"], "scores": output["scores"]})
+        label = (output["details"].get("answer_classification") or {}).get("label")
+        written.append({"status": output["status"], "scores": output["scores"], "label": label})
         if on_row is not None:
             on_row(output)
     report.summaries = summarize(written)
+    if any(spec.name in RAGAS_FAMILY for spec in specs):
+        report.reference_view = reference_view(written)
     return report

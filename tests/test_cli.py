@@ -89,7 +89,7 @@ def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path]
         assert set(row) == {"id", "scores", "status", "reason", "details", "line"}
     summary = capsys.readouterr().err
     assert "2981 rows scored, 0 failed." in summary
-    assert "judge labels, trace: 0 model calls, 0 tokens (estimated)." in summary
+    assert "judge labels, trace_labels: 0 model calls, 0 tokens (estimated)." in summary
     assert "context_relevance" in summary
 
 
@@ -166,7 +166,8 @@ def test_cli_usage_errors(tmp_path: Path, capsys) -> None:
     assert main(["evaluate", str(tmp_path / "missing.jsonl")]) == 2
     assert "input file not found" in capsys.readouterr().err
     assert main(["evaluate", str(source), "--metrics", "nonsense"]) == 2
-    assert "Unknown metric 'nonsense'. Known metrics: trace" in capsys.readouterr().err
+    known = "Unknown metric 'nonsense'. Known metrics: answer_classification, answer_relevance, bert_score"
+    assert known in capsys.readouterr().err
     assert main(["evaluate", str(source), "--trace-mode", "capstone", "--relevance-normalizer", "0"]) == 2
     with pytest.raises(SystemExit) as exit_info:
         main(["evaluate", str(source), "--trace-mode", "other"])
@@ -206,7 +207,7 @@ def test_dry_run_counts_calls_and_calls_nothing(tmp_path: Path, capsys) -> None:
     # an LLM judge whose model cannot be reached from here: the dry run must not try
     assert main(["evaluate", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "Dry run with judge dspy:openai/gpt-4o-mini: no model was called." in out
+    assert "Dry run with judge dspy:openai/gpt-4o-mini, scoring mode shared: no model was called." in out
     line = next(x for x in out.splitlines() if x.startswith("trace_labels"))
     cells = line.split()
     assert cells[1:5] == ["trace", "1", "3", "3"]  # metrics, calls/sample, samples, calls
@@ -215,3 +216,48 @@ def test_dry_run_counts_calls_and_calls_nothing(tmp_path: Path, capsys) -> None:
     assert "1 unreadable row would be written as errors." in out
     assert main(["evaluate", str(source), "--judge", "labels", "--dry-run"]) == 0
     assert "0 model calls" in capsys.readouterr().out
+
+
+def test_dry_run_plans_the_suite_per_scoring_mode(tmp_path: Path, capsys) -> None:
+    rows = [json.dumps(generic_row("r0", reference="Cats sleep.")), json.dumps(generic_row("r1"))]
+    source = write_jsonl(tmp_path / "in.jsonl", rows)
+    suite = "trace,faithfulness,context_precision,context_recall,answer_relevance,factual_accuracy"
+    judge = ["--judge", "dspy:openai/gpt-4o-mini", "--dry-run", "--metrics", suite]
+    assert main(["evaluate", str(source), *judge]) == 0
+    out = capsys.readouterr().out
+    planned = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] and "_" in line[:20]}
+    assert planned["trace_labels"][-4:-1] == ["1", "2", "2"]  # calls/sample, samples, calls
+    assert planned["assess_reference"][-4:-1] == ["1", "1", "1"]  # only the row with a reference
+    assert planned["generate_questions"][-4:-1] == ["1", "2", "2"]
+    assert "5 model calls before retries" in out
+    assert main(["evaluate", str(source), *judge, "--scoring-mode", "fused"]) == 0
+    out = capsys.readouterr().out
+    assert "scoring mode fused" in out and "2 model calls before retries" in out
+
+
+def test_cli_scores_the_ragas_family_offline(tmp_path: Path, capsys) -> None:
+    row = generic_row("r0", reference="Cats sleep a lot.")
+    del row["labels"]
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(row), json.dumps({**row, "id": "r1", "reference": None})])
+    out = tmp_path / "out.jsonl"
+    metrics = "faithfulness,context_precision,context_recall,answer_relevance,ragas_score,factual_accuracy,"
+    metrics += "answer_classification,semantic_similarity,bert_score"
+    args = ["evaluate", str(source), "--metrics", metrics, "--judge", "local", "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    first, second = read_jsonl(out)
+    assert set(first) == {"id", "scores", "status", "reason", "details", "line"}
+    assert all(status == "ok" for status in first["status"].values()), first["reason"]
+    assert second["status"]["context_recall"] == "undetermined"
+    assert second["reason"]["factual_accuracy"] == "Needs a reference answer; the sample has none."
+    assert first["details"]["judge_usage"]["calls"] == 0
+    err = capsys.readouterr().err
+    for name in (
+        "ragas_faithfulness",
+        "ragas_score",
+        "factual_accuracy_grade",
+        "bert_score_f1",
+        "correct_answers_count",
+    ):
+        assert name in err
+    assert main([*args, "--scoring-mode", "separate"]) == 0
+    assert [r["scores"]["faithfulness"] for r in read_jsonl(out)] == [first["scores"]["faithfulness"]] * 2

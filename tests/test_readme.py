@@ -61,3 +61,16 @@ def test_readme_python_example_is_true() -> None:
         0.5,
         0.0,
     )
+
+
+def test_readme_ragas_example_prints_what_it_says() -> None:
+    import contextlib
+    import io
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "factual_accuracy" in b)
+    expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(block, "README.md", "exec"), {})
+    assert printed.getvalue().splitlines() == expected

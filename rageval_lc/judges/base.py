@@ -26,9 +26,11 @@ __all__ = [
     "ClaimVerdict",
     "ContextVerdict",
     "FactualAccuracyVerdict",
+    "FullAssessment",
     "Judge",
     "JudgeUsage",
     "Judgement",
+    "ReferenceAssessment",
     "RubricScore",
     "StatementVerdict",
     "unsupported",
@@ -47,6 +49,8 @@ JUDGEMENTS: dict[str, str] = {
     "rate_answer_relevance": "a direct 0-1 rubric score of how well the answer addresses the question",
     "factual_accuracy": "GEval correctness, completeness and consistency (0-100 each) against a reference",
     "classify_answer": "CORRECT or WRONG against a reference",
+    "assess_reference": "in one call: reference statements with attribution, GEval criteria, CORRECT/WRONG",
+    "assess_all": "in one call: TRACe labels, reference statements, GEval criteria, CORRECT/WRONG, questions",
 }
 
 
@@ -198,6 +202,26 @@ class AnswerLabel(BaseModel):
 
     label: Literal["CORRECT", "WRONG"]
     reason: str = ""
+
+
+class ReferenceAssessment(BaseModel):
+    """Everything a reference answer lets a judge say in one pass."""
+
+    model_config = ConfigDict(frozen=True)
+
+    statements: list[StatementVerdict] = Field(default_factory=list)
+    accuracy: FactualAccuracyVerdict = Field(default_factory=FactualAccuracyVerdict)
+    label: AnswerLabel | None = None
+
+
+class FullAssessment(BaseModel):
+    """Every judgement of a sample in one pass (the fused mode)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    trace: TraceLabels
+    reference: ReferenceAssessment | None = None
+    questions: list[str] = Field(default_factory=list)
 
 
 @runtime_checkable

@@ -24,7 +24,9 @@ from rageval_lc.judges.base import (
     ClaimVerdict,
     ContextVerdict,
     FactualAccuracyVerdict,
+    FullAssessment,
     Judgement,
+    ReferenceAssessment,
     RubricScore,
     StatementVerdict,
 )
@@ -160,36 +162,47 @@ class DspyJudge:
             "response": render_response(sample.sentences),
         }
 
-    def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:
-        """Tokens (characters ÷ 4) of the prompt a judgement would send for a sample; None if unknown."""
-        if judgement != "trace_labels":
+    def estimate_prompt_tokens(self, judgement: str, sample: RagSample, n: int = 3) -> int | None:
+        """Tokens (characters ÷ 4) of the prompt a judgement would send for a sample; None if unknown.
+
+        ``verify_claims`` is estimated with the response sentences standing in for the claims.
+        """
+        contexts = render_numbered(sample.contexts, label="Context")
+        reference = sample.reference or ""
+        question, answer = sample.question, sample.response
+        inputs: dict[str, dict[str, Any]] = {
+            "trace_labels": self.trace_inputs(sample),
+            "assess_all": {**self.trace_inputs(sample), "reference": reference or "none", "n": n},
+            "extract_claims": {"question": question, "answer": answer},
+            "verify_claims": {
+                "context": contexts,
+                "claims": render_numbered([t for _, t in sample.sentences.response]),
+            },
+            "context_relevance": {"question": question, "reference": reference or "none", "contexts": contexts},
+            "attribute_reference": {"question": question, "reference": reference, "contexts": contexts},
+            "generate_questions": {"answer": answer, "n": n},
+            "rate_answer_relevance": {"question": question, "answer": answer},
+            "factual_accuracy": {"question": question, "ground_truth": reference, "answer": answer},
+            "classify_answer": {"question": question, "ground_truth": reference, "answer": answer},
+            "assess_reference": {"question": question, "answer": answer, "reference": reference, "contexts": contexts},
+        }
+        if judgement not in inputs or judgement not in self.modules:
             return None
-        module = self.modules[judgement]
-        predictor = module.predictors()[0]
+        predictor = self.modules[judgement].predictors()[0]
         adapter = dspy.settings.adapter or dspy.ChatAdapter()
-        messages = adapter.format(predictor.signature, predictor.demos, self.trace_inputs(sample))
+        messages = adapter.format(predictor.signature, predictor.demos, inputs[judgement])
         return sum(len(str(m.get("content", ""))) for m in messages) // 4
 
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """Label the sample's sentences for TRACe in one call."""
         sentences = sample.sentences
-        inputs = self.trace_inputs(sample)
 
         def parse(prediction: dspy.Prediction) -> tuple[TraceLabels, dict[str, Any], str | None]:
-            labels = labels_from_prediction(prediction)
-            clean, report = labels.cleaned(sentences)
-            judged = {e.response_sentence_key for e in clean.sentence_support_information}
-            missing = [k for k in sentences.response_keys if k not in judged]
-            notes: dict[str, Any] = {"dropped_keys": report.dropped} if report.dropped else {}
-            problems = []
-            if report.dropped:
-                unknown = sorted({k for keys in report.dropped.values() for k in keys})
-                problems.append(f"it names sentence keys that do not exist: {', '.join(unknown)}")
-            if missing:
-                problems.append(f"no support verdict for response sentences {', '.join(missing)}")
-            return labels, notes, "; ".join(problems) or None
+            notes: dict[str, Any] = {}
+            labels, problem = _parse_trace(prediction, sentences, notes)
+            return labels, notes, problem
 
-        return self._run("trace_labels", inputs, parse)
+        return self._run("trace_labels", self.trace_inputs(sample), parse)
 
     # --- claims ----------------------------------------------------------------------------------
 
@@ -262,24 +275,7 @@ class DspyJudge:
 
         def parse(prediction: dspy.Prediction) -> tuple[list[StatementVerdict], dict[str, Any], str | None]:
             notes: dict[str, Any] = {}
-            verdicts = []
-            for item in prediction.statements:
-                text = (item.statement or "").strip()
-                if not text:
-                    continue
-                index = item.supporting_context
-                if index is not None and not 1 <= index <= len(contexts):
-                    notes.setdefault("unknown_context_numbers", []).append(index)
-                    index = None
-                verdicts.append(
-                    StatementVerdict(
-                        statement=text,
-                        attributed=bool(item.attributed),
-                        context_index=None if index is None else index - 1,
-                        reason=item.reason or "",
-                    )
-                )
-            return verdicts, notes, None
+            return _parse_statements(prediction.statements, len(contexts), notes), notes, None
 
         inputs = {"question": question, "reference": reference, "contexts": render_numbered(contexts, label="Context")}
         return self._run("attribute_reference", inputs, parse)
@@ -292,9 +288,8 @@ class DspyJudge:
             return Judgement(name="generate_questions", value=[], reason="The answer is empty.")
 
         def parse(prediction: dspy.Prediction) -> tuple[list[str], dict[str, Any], str | None]:
-            questions = _clean_strings(prediction.questions)
-            notes = {"extra_questions_dropped": len(questions) - n} if len(questions) > n else {}
-            return questions[:n], notes, None
+            notes: dict[str, Any] = {}
+            return _parse_questions(prediction.questions, n, notes), notes, None
 
         return self._run("generate_questions", {"answer": answer, "n": n}, parse)
 
@@ -319,20 +314,7 @@ class DspyJudge:
 
         def parse(prediction: dspy.Prediction) -> tuple[FactualAccuracyVerdict, dict[str, Any], str | None]:
             notes: dict[str, Any] = {}
-            values = {}
-            for criterion in ("correctness", "completeness", "consistency"):
-                raw = float(getattr(prediction, criterion))
-                values[criterion], clamped = _clamp(raw, 0.0, 100.0)
-                if clamped:
-                    notes.setdefault("clamped", {})[criterion] = raw
-            verdict = FactualAccuracyVerdict(
-                **values,
-                correctness_reason=prediction.correctness_reasoning or "",
-                completeness_reason=prediction.completeness_reasoning or "",
-                consistency_reason=prediction.consistency_reasoning or "",
-                overall_reason=prediction.overall_reasoning or "",
-            )
-            return verdict, notes, None
+            return _parse_geval(prediction, notes, overall=prediction.overall_reasoning or ""), notes, None
 
         inputs = {"question": question, "ground_truth": reference, "answer": answer}
         return self._run("factual_accuracy", inputs, parse)
@@ -341,11 +323,55 @@ class DspyJudge:
         """CORRECT or WRONG against the reference."""
 
         def parse(prediction: dspy.Prediction) -> tuple[AnswerLabel, dict[str, Any], str | None]:
-            label = str(prediction.classification).strip().upper()
-            return AnswerLabel(label=label, reason=prediction.reason or ""), {}, None  # type: ignore[arg-type]
+            return _parse_label(prediction.classification, prediction.reason), {}, None
 
         inputs = {"question": question, "ground_truth": reference, "answer": answer}
         return self._run("classify_answer", inputs, parse)
+
+    # --- fused judgements ------------------------------------------------------------------------
+
+    def assess_reference(
+        self, question: str, answer: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[ReferenceAssessment]:
+        """Reference statements with attribution, GEval's criteria and CORRECT/WRONG in one call."""
+
+        def parse(prediction: dspy.Prediction) -> tuple[ReferenceAssessment, dict[str, Any], str | None]:
+            notes: dict[str, Any] = {}
+            value = ReferenceAssessment(
+                statements=_parse_statements(prediction.statements, len(contexts), notes),
+                accuracy=_parse_geval(prediction, notes),
+                label=_parse_label(prediction.classification, prediction.classification_reason),
+            )
+            return value, notes, None
+
+        inputs = {
+            "question": question,
+            "answer": answer,
+            "reference": reference,
+            "contexts": render_numbered(contexts, label="Context"),
+        }
+        return self._run("assess_reference", inputs, parse)
+
+    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
+        """Every judgement of the sample in one call (the fused mode)."""
+        sentences = sample.sentences
+        has_reference = bool(sample.reference and sample.reference.strip())
+
+        def parse(prediction: dspy.Prediction) -> tuple[FullAssessment, dict[str, Any], str | None]:
+            notes: dict[str, Any] = {}
+            labels, problem = _parse_trace(prediction, sentences, notes)
+            reference = None
+            if has_reference:
+                reference = ReferenceAssessment(
+                    statements=_parse_statements(prediction.statements, len(sample.contexts), notes),
+                    accuracy=_parse_geval(prediction, notes),
+                    label=_parse_label(prediction.classification, ""),
+                )
+            questions = _parse_questions(prediction.questions, n, notes)
+            return FullAssessment(trace=labels, reference=reference, questions=questions), notes, problem
+
+        inputs = {**self.trace_inputs(sample), "reference": sample.reference or "none", "n": n}
+        return self._run("assess_all", inputs, parse)
 
     # --- compiled state --------------------------------------------------------------------------
 
@@ -390,6 +416,72 @@ def labels_from_prediction(prediction: Any) -> TraceLabels:
             "all_utilized_sentence_keys": prediction.all_utilized_sentence_keys,
         }
     )
+
+
+def _parse_trace(prediction: Any, sentences: KeyedSentences, notes: dict[str, Any]) -> tuple[TraceLabels, str | None]:
+    """TRACe labels from a prediction, and the problems that make them unusable (unknown keys, missing verdicts)."""
+    labels = labels_from_prediction(prediction)
+    clean, report = labels.cleaned(sentences)
+    judged = {e.response_sentence_key for e in clean.sentence_support_information}
+    missing = [k for k in sentences.response_keys if k not in judged]
+    problems = []
+    if report.dropped:
+        notes["dropped_keys"] = report.dropped
+        unknown = sorted({k for keys in report.dropped.values() for k in keys})
+        problems.append(f"it names sentence keys that do not exist: {', '.join(unknown)}")
+    if missing:
+        problems.append(f"no support verdict for response sentences {', '.join(missing)}")
+    return labels, "; ".join(problems) or None
+
+
+def _parse_statements(items: Any, n_contexts: int, notes: dict[str, Any]) -> list[StatementVerdict]:
+    """Statement verdicts; a supporting-context number outside 1..n is noted and dropped."""
+    verdicts = []
+    for item in items or []:
+        text = (item.statement or "").strip()
+        if not text:
+            continue
+        index = item.supporting_context
+        if index is not None and not 1 <= index <= n_contexts:
+            notes.setdefault("unknown_context_numbers", []).append(index)
+            index = None
+        verdicts.append(
+            StatementVerdict(
+                statement=text,
+                attributed=bool(item.attributed),
+                context_index=None if index is None else index - 1,
+                reason=item.reason or "",
+            )
+        )
+    return verdicts
+
+
+def _parse_geval(prediction: Any, notes: dict[str, Any], *, overall: str = "") -> FactualAccuracyVerdict:
+    """GEval's criteria from a prediction: overshoots clamped (noted), values far off the scale invalid."""
+    values = {}
+    for criterion in ("correctness", "completeness", "consistency"):
+        raw = float(getattr(prediction, criterion))
+        values[criterion], clamped = _clamp(raw, 0.0, 100.0)
+        if clamped:
+            notes.setdefault("clamped", {})[criterion] = raw
+    return FactualAccuracyVerdict(
+        **values,
+        correctness_reason=getattr(prediction, "correctness_reasoning", "") or "",
+        completeness_reason=getattr(prediction, "completeness_reasoning", "") or "",
+        consistency_reason=getattr(prediction, "consistency_reasoning", "") or "",
+        overall_reason=overall,
+    )
+
+
+def _parse_label(classification: Any, reason: Any) -> AnswerLabel:
+    return AnswerLabel(label=str(classification).strip().upper(), reason=reason or "")  # type: ignore[arg-type]
+
+
+def _parse_questions(items: Any, n: int, notes: dict[str, Any]) -> list[str]:
+    questions = _clean_strings(items)
+    if len(questions) > n:
+        notes["extra_questions_dropped"] = len(questions) - n
+    return questions[:n]
 
 
 def _clean_strings(items: Any) -> list[str]:

@@ -122,6 +122,33 @@ class SentenceTransformerEncoder:
             encoded.append(Encoded(sentence=sentence, tokens=tokens, pieces=pieces))
         return encoded
 
+    def wordpiece_embeddings(self, texts: list[str], *, batch_size: int = 32) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per text: the contextual vector of every word piece, special tokens included, and their weights
+        (0 for [CLS]/[SEP], 1 otherwise) — tokenised and truncated as the ``bert-score`` package does: at the
+        transformer's own limit (512 for MiniLM), not sentence-transformers' shorter ``max_seq_length``."""
+        import torch
+
+        model = self.model
+        tokenizer = model.tokenizer
+        transformer = model[0].auto_model
+        special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
+        max_length = int(getattr(transformer.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        for start in range(0, len(texts), batch_size):
+            batch = [t.strip() for t in texts[start : start + batch_size]]
+            encoded = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+            with torch.no_grad():
+                hidden = transformer(
+                    input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"]
+                ).last_hidden_state
+            for row in range(hidden.shape[0]):
+                length = int(encoded["attention_mask"][row].sum())
+                ids = encoded["input_ids"][row][:length].tolist()
+                vectors = hidden[row, :length].float().cpu().numpy()
+                weights = np.array([0.0 if i in special else 1.0 for i in ids])
+                out.append((vectors, weights))
+        return out
+
 
 class CachedEncoder:
     """Wraps an encoder with a least-recently-used cache keyed by text (shared work across metrics)."""

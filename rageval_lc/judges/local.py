@@ -28,7 +28,9 @@ from rageval_lc.judges.base import (
     ClaimVerdict,
     ContextVerdict,
     FactualAccuracyVerdict,
+    FullAssessment,
     Judgement,
+    ReferenceAssessment,
     RubricScore,
     StatementVerdict,
 )
@@ -299,7 +301,30 @@ class LocalJudge:
         """CORRECT when the answer is mostly supported by, and mostly covers, the reference."""
         accuracy = self.factual_accuracy(question, answer, reference).value
         assert accuracy is not None
-        worst = min(accuracy.correctness or 0.0, accuracy.completeness or 0.0)
-        label = "CORRECT" if worst >= 50.0 else "WRONG"
-        reason = f"Correctness {accuracy.correctness:.0f}, completeness {accuracy.completeness:.0f} (offline)."
-        return Judgement(name="classify_answer", value=AnswerLabel(label=label, reason=reason))
+        return Judgement(name="classify_answer", value=_label_from(accuracy))
+
+    def assess_reference(
+        self, question: str, answer: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[ReferenceAssessment]:
+        """Statements with attribution, GEval's criteria and CORRECT/WRONG from the same offline models."""
+        statements = self.attribute_reference(question, reference, contexts).value or []
+        accuracy = self.factual_accuracy(question, answer, reference).value
+        assert accuracy is not None
+        value = ReferenceAssessment(statements=statements, accuracy=accuracy, label=_label_from(accuracy))
+        return Judgement(name="assess_reference", value=value, reason="Offline models.")
+
+    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
+        """TRACe labels and, with a reference, the reference assessment (no questions: nothing is generated)."""
+        trace = self.trace_labels(sample)
+        reference = None
+        if sample.reference and sample.reference.strip():
+            reference = self.assess_reference(sample.question, sample.response, sample.reference, sample.contexts).value
+        value = FullAssessment(trace=trace.value, reference=reference, questions=[])  # type: ignore[arg-type]
+        return Judgement(name="assess_all", value=value, notes=trace.notes, reason="Offline models.")
+
+
+def _label_from(accuracy: FactualAccuracyVerdict) -> AnswerLabel:
+    worst = min(accuracy.correctness or 0.0, accuracy.completeness or 0.0)
+    label = "CORRECT" if worst >= 50.0 else "WRONG"
+    reason = f"Correctness {accuracy.correctness or 0:.0f}, completeness {accuracy.completeness or 0:.0f} (offline)."
+    return AnswerLabel(label=label, reason=reason)

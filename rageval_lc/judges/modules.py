@@ -35,12 +35,14 @@ __all__ = [
     "AnswerRelevanceRubricJudge",
     "ClaimExtractionJudge",
     "ClaimVerificationJudge",
+    "CompleteAssessmentJudge",
     "ContextRelevanceJudge",
     "FactualAccuracyJudge",
     "Parser",
     "PredictJudge",
     "QuestionGenerationJudge",
     "ReferenceAttributionJudge",
+    "ReferenceComparisonJudge",
     "TraceLabellingJudge",
     "run_judgement",
 ]
@@ -116,6 +118,18 @@ class AnswerClassificationJudge(PredictJudge):
     signature = signatures.AnswerClassification
 
 
+class ReferenceComparisonJudge(PredictJudge):
+    """Reference statements with attribution, GEval's criteria and CORRECT/WRONG in one call."""
+
+    signature = signatures.ReferenceComparison
+
+
+class CompleteAssessmentJudge(PredictJudge):
+    """Every judgement of a sample in one call (the fused mode)."""
+
+    signature = signatures.CompleteAssessment
+
+
 #: Judgement name → Module class.
 JUDGE_MODULES: dict[str, type[PredictJudge]] = {
     "trace_labels": TraceLabellingJudge,
@@ -127,6 +141,8 @@ JUDGE_MODULES: dict[str, type[PredictJudge]] = {
     "rate_answer_relevance": AnswerRelevanceRubricJudge,
     "factual_accuracy": FactualAccuracyJudge,
     "classify_answer": AnswerClassificationJudge,
+    "assess_reference": ReferenceComparisonJudge,
+    "assess_all": CompleteAssessmentJudge,
 }
 
 

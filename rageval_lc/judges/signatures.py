@@ -4,7 +4,7 @@ Importing this module imports DSPy; nothing in ``import rageval_lc`` does.
 
 Example:
     >>> sorted(SIGNATURES)[:3]
-    ['attribute_reference', 'classify_answer', 'context_relevance']
+    ['assess_all', 'assess_reference', 'attribute_reference']
     >>> list(TraceLabelling.output_fields)[:2]
     ['relevance_explanation', 'all_relevant_sentence_keys']
 """
@@ -22,10 +22,12 @@ __all__ = [
     "AnswerRelevanceRubric",
     "ClaimExtraction",
     "ClaimVerification",
+    "CompleteAssessment",
     "ContextRelevance",
     "FactualAccuracy",
     "QuestionGeneration",
     "ReferenceAttribution",
+    "ReferenceComparison",
     "TraceLabelling",
 ]
 
@@ -216,6 +218,77 @@ class AnswerClassification(dspy.Signature):
     reason: str = dspy.OutputField()
 
 
+class ReferenceComparison(dspy.Signature):
+    """Compare a candidate answer with the reference (ground-truth) answer and the retrieved contexts, in one pass.
+
+    1. Break the reference answer into atomic, self-contained statements (facts, names, dates, quantities),
+       and for each decide whether it can be found in or inferred from the contexts (name the context).
+    2. Rate the candidate answer against the reference. Correctness (are its facts accurate?): 90-100 all
+       accurate; 70-89 minor inaccuracies; 50-69 notable errors; 30-49 several significant errors; 0-29
+       mostly wrong. Completeness (is the reference's essential information present?): 90-100 all; 70-89
+       most; 50-69 core only; 30-49 significant gaps; 0-29 most missing. Consistency (is the answer
+       internally consistent?): 90-100 no contradictions; 70-89 minor ambiguity; 50-69 some; 30-49
+       notable; 0-29 highly contradictory.
+    3. Classify the candidate answer: CORRECT if it is factually correct and answers the question as the
+       reference does, otherwise WRONG.
+    """
+
+    question: str = dspy.InputField()
+    answer: str = dspy.InputField(desc="the candidate answer")
+    reference: str = dspy.InputField(desc="the reference answer")
+    contexts: str = dspy.InputField(desc="the retrieved contexts, numbered 1, 2, ...")
+    statements: list[StatementItem] = dspy.OutputField()
+    correctness_reasoning: str = dspy.OutputField()
+    correctness: int = dspy.OutputField(desc="0-100")
+    completeness_reasoning: str = dspy.OutputField()
+    completeness: int = dspy.OutputField(desc="0-100")
+    consistency_reasoning: str = dspy.OutputField()
+    consistency: int = dspy.OutputField(desc="0-100")
+    classification: Literal["CORRECT", "WRONG"] = dspy.OutputField()
+    classification_reason: str = dspy.OutputField()
+
+
+class CompleteAssessment(dspy.Signature):
+    """Assess a retrieval-augmented answer completely, in one pass.
+
+    The documents and the response are split into sentences shown after their keys: document sentences
+    '0a', '0b', '1a', ...; response sentences 'a', 'b', .... Refer to sentences only by these keys.
+
+    1. List the document sentences useful for answering the question (all_relevant_sentence_keys).
+    2. For every response sentence, in order, say whether it is fully supported by the documents, which
+       document sentences support it, and why (sentence_support_information). Partly supported is not
+       fully supported. 'supported_without_sentence', 'general', 'well_known_fact' or
+       'numerical_reasoning' may stand in for document keys.
+    3. Say whether the whole response is supported (overall_supported) and list the document sentences it
+       used (all_utilized_sentence_keys).
+    4. If a reference answer is given (not 'none'): break it into statements attributed (or not) to the
+       documents (statements; supporting_context is the document number plus 1); rate the response's
+       correctness, completeness and consistency against it (0-100 each); classify the response as
+       CORRECT or WRONG. With no reference give no statements, zeros and WRONG.
+    5. Write n questions that the response would be a good answer to.
+    """
+
+    question: str = dspy.InputField()
+    documents: str = dspy.InputField(desc="the documents, one keyed sentence per line")
+    response: str = dspy.InputField(desc="the response, one keyed sentence per line")
+    reference: str = dspy.InputField(desc="the reference answer, or 'none'")
+    n: int = dspy.InputField(desc="how many questions to write")
+    relevance_explanation: str = dspy.OutputField()
+    all_relevant_sentence_keys: list[str] = dspy.OutputField()
+    overall_supported_explanation: str = dspy.OutputField()
+    overall_supported: bool = dspy.OutputField()
+    sentence_support_information: list[SentenceSupportItem] = dspy.OutputField(
+        desc="one entry per response sentence, in order"
+    )
+    all_utilized_sentence_keys: list[str] = dspy.OutputField()
+    statements: list[StatementItem] = dspy.OutputField()
+    correctness: int = dspy.OutputField(desc="0-100")
+    completeness: int = dspy.OutputField(desc="0-100")
+    consistency: int = dspy.OutputField(desc="0-100")
+    classification: Literal["CORRECT", "WRONG"] = dspy.OutputField()
+    questions: list[str] = dspy.OutputField()
+
+
 #: Judgement name → Signature.
 SIGNATURES: dict[str, type[dspy.Signature]] = {
     "trace_labels": TraceLabelling,
@@ -227,4 +300,6 @@ SIGNATURES: dict[str, type[dspy.Signature]] = {
     "rate_answer_relevance": AnswerRelevanceRubric,
     "factual_accuracy": FactualAccuracy,
     "classify_answer": AnswerClassification,
+    "assess_reference": ReferenceComparison,
+    "assess_all": CompleteAssessment,
 }

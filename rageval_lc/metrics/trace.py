@@ -50,6 +50,7 @@ __all__ = [
     "completeness",
     "context_relevance",
     "context_utilization",
+    "response_support",
     "trace_scores",
 ]
 
@@ -303,6 +304,22 @@ def trace_scores(
             "duplicate_keys": report.duplicates,
         },
     )
+
+
+def response_support(labels: TraceLabels, sentences: KeyedSentences) -> dict[str, bool | None]:
+    """Whether each response sentence is fully supported (None: no verdict), under the ``ragbench`` rule.
+
+    The unsupported list decides when present, else each sentence's ``fully_supported``. This is what
+    sentence-level faithfulness counts: the TRACe labelling pass already verified every sentence.
+
+    Example:
+        >>> keyed = KeyedSentences.from_texts(["Paris is in France."], "Paris is in France. It has 9 moons.")
+        >>> response_support(TraceLabels(unsupported_response_sentence_keys=["b."]), keyed)
+        {'a': True, 'b': False}
+    """
+    clean, _ = labels.cleaned(sentences)
+    statuses = _sentence_statuses(clean, sentences, "ragbench")
+    return {key: None if status == "unknown" else status == "supported" for key, status in statuses.items()}
 
 
 def _sentence_statuses(clean: TraceLabels, sentences: KeyedSentences, mode: TraceMode) -> dict[str, _SentenceStatus]:

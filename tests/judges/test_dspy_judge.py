@@ -247,6 +247,8 @@ CALLS = {
     "rate_answer_relevance": lambda j: j.rate_answer_relevance("Q?", "A."),
     "factual_accuracy": lambda j: j.factual_accuracy("Q?", "A.", "A."),
     "classify_answer": lambda j: j.classify_answer("Q?", "A.", "A."),
+    "assess_reference": lambda j: j.assess_reference("Q?", "A.", "A.", ["ctx"]),
+    "assess_all": lambda j: j.assess_all(GUIDE_SAMPLE.model_copy(update={"reference": "ML learns from data."})),
 }
 GARBAGE = {
     "empty string": "",
@@ -277,6 +279,6 @@ def test_runner_totals_the_judge_usage() -> None:
     row = json.dumps({"id": "g", "question": GUIDE_SAMPLE.question, "contexts": GUIDE_DOCS, "response": GUIDE_RESPONSE})
     dspy_judge, _ = judge(GUIDE_ANSWER)
     report = evaluate_lines([row, row.replace('"g"', '"h"')], io.StringIO(), judge=dspy_judge, trace_mode="capstone")
-    assert report.usage["trace"]["calls"] == 2
-    assert report.usage["trace"]["estimated_tokens"] > 200
+    assert report.usage["trace_labels"]["calls"] == 2
+    assert report.usage["trace_labels"]["estimated_tokens"] > 200
     assert report.summaries[0].name == "context_relevance" and report.summaries[0].mean == 0.2

@@ -112,6 +112,18 @@ def test_every_judgement_returns_its_verdict_type(fake_judge: LocalJudge) -> Non
     assert fake_judge.planned_calls("trace_labels") == 0
 
 
+def test_fused_judgements_agree_with_the_separate_ones(fake_judge: LocalJudge) -> None:
+    reference = "It is in Paris. It opened in 1889."
+    assessed = fake_judge.assess_reference(SAMPLE.question, SAMPLE.response, reference, SAMPLE.contexts).value
+    assert assessed.statements == fake_judge.attribute_reference(SAMPLE.question, reference, SAMPLE.contexts).value
+    assert assessed.accuracy == fake_judge.factual_accuracy(SAMPLE.question, SAMPLE.response, reference).value
+    assert assessed.label == fake_judge.classify_answer(SAMPLE.question, SAMPLE.response, reference).value
+    full = fake_judge.assess_all(SAMPLE.model_copy(update={"reference": reference})).value
+    assert full.trace == fake_judge.trace_labels(SAMPLE).value
+    assert full.reference == assessed and full.questions == []
+    assert fake_judge.assess_all(SAMPLE).value.reference is None
+
+
 def test_encodings_are_shared_across_judgements(fake_judge: LocalJudge) -> None:
     encoder = fake_judge.encoder
     fake_judge.trace_labels(SAMPLE)

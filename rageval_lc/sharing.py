@@ -1,0 +1,360 @@
+"""One sample's judgements, each made once and shared by every metric that needs it.
+
+Metrics ask a :class:`SampleJudgements` for verdicts (claims, context verdicts, reference statements,
+GEval criteria, the CORRECT/WRONG label, generated questions); which judge calls produce them depends
+on the scoring mode:
+
+========================  ==========================  ===============  ==================================
+metric                    ``shared`` (default)        ``fused``        ``separate``
+========================  ==========================  ===============  ==================================
+trace                     trace_labels                assess_all       trace_labels
+faithfulness              trace_labels (sentences)    assess_all       extract_claims + verify_claims
+context_precision         trace_labels (N contexts)   assess_all       context_relevance (N in one call)
+context_recall            assess_reference            assess_all       attribute_reference
+answer_relevance          generate_questions          assess_all       generate_questions
+factual_accuracy          assess_reference            assess_all       factual_accuracy
+answer_classification     assess_reference            assess_all       classify_answer
+semantic_similarity,      none (embeddings)           none             none
+bert_score
+========================  ==========================  ===============  ==================================
+
+So the whole suite costs at most 3 calls per sample by default and 1 in the fused mode, whatever the
+number of contexts; answer relevance adds one ``rate_answer_relevance`` call only when no question
+could be generated, and a "don't know" answer is classified without a call. A judge that cannot
+generate questions (the local one) rates answer relevance directly.
+
+Example:
+    >>> from rageval_lc.evaluators import parse_metrics
+    >>> from rageval_lc.judges import LabelsJudge
+    >>> planned_judgements(parse_metrics("trace,faithfulness,context_precision"), "shared", LabelsJudge())
+    {'trace_labels': ['trace', 'faithfulness', 'context_precision']}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from rageval_lc._validation import check_choice
+from rageval_lc.judges.base import (
+    AnswerLabel,
+    ClaimVerdict,
+    ContextVerdict,
+    FactualAccuracyVerdict,
+    Judge,
+    Judgement,
+    JudgeUsage,
+    StatementVerdict,
+    unsupported,
+)
+from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, relevant_contexts
+from rageval_lc.metrics.trace import TraceMode, response_support
+from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.text import parse_key
+
+__all__ = [
+    "REFERENCE_JUDGEMENTS",
+    "SCORING_MODES",
+    "SampleJudgements",
+    "ScoringMode",
+    "ScoringOptions",
+    "planned_judgements",
+]
+
+ScoringMode = Literal["shared", "fused", "separate"]
+SCORING_MODES: tuple[str, ...] = ("shared", "fused", "separate")
+
+#: Judgements that only apply to samples with a reference answer.
+REFERENCE_JUDGEMENTS = frozenset({"assess_reference", "attribute_reference", "factual_accuracy", "classify_answer"})
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """What scoring a sample needs besides the sample.
+
+    Attributes:
+        judge: what makes the judgements (the released labels by default).
+        trace_mode: TRACe's formulas (``ragbench`` or ``capstone``).
+        relevance_normalizer: capstone's relevance denominator.
+        scoring_mode: how judgements are shared (see the module docstring).
+        questions: how many questions answer relevance generates (the reference's n=3).
+        embeddings: the :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for semantic similarity,
+            BERTScore and answer relevance; None: the local judge's model, else the packaged model.
+        ragas_weights: the composite's weights.
+    """
+
+    judge: Judge = field(default_factory=LabelsJudge)
+    trace_mode: TraceMode = "ragbench"
+    relevance_normalizer: float = 20.0
+    scoring_mode: ScoringMode = "shared"
+    questions: int = 3
+    embeddings: Any = None
+    ragas_weights: Mapping[str, float] = field(default_factory=lambda: dict(RAGAS_WEIGHTS))
+
+
+def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) -> dict[str, list[str]]:
+    """Judgement → the metrics that need it, for ``metrics`` (:class:`~rageval_lc.evaluators.MetricSpec`)
+    in ``scoring_mode`` with ``judge``. A judge that writes no questions rates answer relevance directly.
+
+    Raises:
+        ValueError: If the mode is unknown or the judge cannot make a judgement a metric needs.
+    """
+    check_choice(scoring_mode, SCORING_MODES, name="scoring_mode", caller="planned_judgements")
+    needed: dict[str, list[str]] = {}
+    for spec in metrics:
+        metric = spec.name
+        for judgement in spec.judgements[scoring_mode]:
+            if judgement == "generate_questions" and judgement not in judge.supports:
+                judgement = "rate_answer_relevance"
+            if judgement not in judge.supports:
+                raise ValueError(unsupported(judge, judgement))
+            needed.setdefault(judgement, []).append(metric)
+    return needed
+
+
+@lru_cache(maxsize=1)
+def default_embeddings() -> Any:
+    """The packaged model's :class:`~rageval_lc.judges.embeddings.EmbeddingScorer`, loaded once per process."""
+    from rageval_lc.judges.embeddings import EmbeddingScorer
+
+    return EmbeddingScorer()
+
+
+class SampleJudgements:
+    """The judgements of one sample, made lazily and once; what each metric consumed is recorded.
+
+    Args:
+        sample: the sample.
+        options: the judge, the scoring mode and the rest.
+    """
+
+    def __init__(self, sample: RagSample, options: ScoringOptions) -> None:
+        self.sample = sample
+        self.options = options
+        self._made: dict[str, Judgement[Any]] = {}
+        self._consumer = ""
+        self._consumed: dict[str, list[str]] = {}
+
+    @property
+    def judge(self) -> Judge:
+        """The judge making the judgements."""
+        return self.options.judge
+
+    @property
+    def mode(self) -> str:
+        """The scoring mode."""
+        return self.options.scoring_mode
+
+    @property
+    def has_reference(self) -> bool:
+        """True when the sample has a non-empty reference answer."""
+        return bool(self.sample.reference and self.sample.reference.strip())
+
+    @property
+    def embeddings(self) -> Any:
+        """The embedding scorer: the options', the local judge's model, or the packaged model."""
+        if self.options.embeddings is not None:
+            return self.options.embeddings
+        encoder = getattr(self.judge, "encoder", None)
+        if encoder is not None and type(encoder).__name__ == "CachedEncoder":
+            from rageval_lc.judges.embeddings import EmbeddingScorer
+
+            return EmbeddingScorer(encoder=encoder)
+        return default_embeddings()
+
+    # --- bookkeeping -----------------------------------------------------------------------------
+
+    @contextmanager
+    def consumer(self, metric: str) -> Iterator[None]:
+        """Attribute the judgements made or reused inside the block to ``metric``."""
+        previous, self._consumer = self._consumer, metric
+        try:
+            yield
+        finally:
+            self._consumer = previous
+
+    def make(self, name: str, call: Callable[[], Judgement[Any]]) -> Judgement[Any]:
+        """Make the judgement ``name`` once (later calls reuse it)."""
+        if name not in self._made:
+            if name not in self.judge.supports:
+                raise ValueError(unsupported(self.judge, name))
+            self._made[name] = call()
+        if self._consumer:
+            used = self._consumed.setdefault(self._consumer, [])
+            if name not in used:
+                used.append(name)
+        return self._made[name]
+
+    def usage_of(self, metric: str) -> JudgeUsage:
+        """Calls and tokens of the judgements ``metric`` consumed (shared ones count for each consumer)."""
+        total = JudgeUsage()
+        for name in self._consumed.get(metric, []):
+            total += self._made[name].usage
+        return total
+
+    def consumed(self, metric: str) -> list[str]:
+        """The judgements ``metric`` consumed, in order."""
+        return list(self._consumed.get(metric, []))
+
+    def usage_summary(self) -> dict[str, Any]:
+        """The sample's judge usage, each judgement counted once: per judgement and in total."""
+        total = JudgeUsage()
+        for judgement in self._made.values():
+            total += judgement.usage
+        return {
+            "scoring_mode": self.mode,
+            "by_judgement": {name: j.usage.to_dict() for name, j in self._made.items()},
+            **total.to_dict(),
+        }
+
+    # --- the judgements metrics ask for -----------------------------------------------------------
+
+    def full(self) -> Judgement[Any]:
+        """The fused mode's single call."""
+        return self.make("assess_all", lambda: self.judge.assess_all(self.sample, n=self.options.questions))  # type: ignore[attr-defined]
+
+    def trace(self) -> Judgement[TraceLabels]:
+        """The TRACe labels (from the fused call in fused mode)."""
+        if self.mode == "fused":
+            return _derived(self.full(), "trace_labels", lambda v: v.trace)
+        return self.make("trace_labels", lambda: self.judge.trace_labels(self.sample))
+
+    def claims(self) -> Judgement[list[ClaimVerdict]]:
+        """The answer's claims, each supported or not by the contexts.
+
+        ``shared`` / ``fused``: the response sentences with the TRACe pass's support verdicts.
+        ``separate``: extracted claims verified in one call. Without contexts nothing can support a
+        claim, so no verification call is made.
+        """
+        sample = self.sample
+        if self.mode == "separate":
+            extracted = self.make("extract_claims", lambda: self.judge.extract_claims(sample.question, sample.response))  # type: ignore[attr-defined]
+            if not extracted.ok or not extracted.value:
+                return _derived(extracted, "claims", lambda v: [])
+            if not sample.contexts:
+                return Judgement(name="claims", value=_unsupported(extracted.value), reason="There are no contexts.")
+            return self.make("verify_claims", lambda: self.judge.verify_claims(extracted.value, sample.contexts))  # type: ignore[attr-defined]
+        sentences = sample.sentences
+        if not sample.contexts:
+            claims = [text for _, text in sentences.response]
+            return Judgement(name="claims", value=_unsupported(claims), reason="There are no contexts.")
+        labels = self.trace()
+        if not labels.ok:
+            return _derived(labels, "claims", lambda v: [])
+        support = response_support(labels.value, sentences)
+        missing = [key for key, verdict in support.items() if verdict is None]
+        if missing:
+            reason = f"The judge gave no support verdict for response sentences {', '.join(missing)}."
+            return Judgement(name="claims", status="undetermined", reason=reason, raw=labels.raw)
+        explanations = {e.response_sentence_key: e.explanation for e in labels.value.sentence_support_information}
+        verdicts = [
+            ClaimVerdict(claim=sentences.sentence(key), supported=bool(verdict), reason=explanations.get(key, ""))
+            for key, verdict in support.items()
+        ]
+        return Judgement(name="claims", value=verdicts, notes={"claims_are": "response sentences"})
+
+    def context_verdicts(self) -> Judgement[list[ContextVerdict]]:
+        """Relevant or not, per context (from the TRACe relevant sentences unless ``separate``)."""
+        sample = self.sample
+        if not sample.contexts:
+            return Judgement(name="context_relevance", value=[], reason="There are no contexts.")
+        if self.mode == "separate":
+            return self.make(
+                "context_relevance",
+                lambda: self.judge.context_relevance(sample.question, sample.contexts, sample.reference),  # type: ignore[attr-defined]
+            )
+        labels = self.trace()
+        if not labels.ok:
+            return _derived(labels, "context_relevance", lambda v: [])
+        clean, _ = labels.value.cleaned(sample.sentences)
+        keys = clean.all_relevant_sentence_keys
+        flags = relevant_contexts(keys, len(sample.contexts))
+        verdicts = []
+        for index, relevant in enumerate(flags):
+            own = [k for k in keys if parse_key(k)[0] == index]
+            reason = f"Relevant sentences: {', '.join(own)}." if relevant else "None of its sentences is relevant."
+            verdicts.append(ContextVerdict(index=index, relevant=relevant, reason=reason))
+        return Judgement(name="context_relevance", value=verdicts, notes={"from": "TRACe relevant sentences"})
+
+    def statements(self) -> Judgement[list[StatementVerdict]]:
+        """The reference's statements, each attributed or not to the contexts."""
+        sample = self.sample
+        if self.mode == "separate":
+            return self.make(
+                "attribute_reference",
+                lambda: self.judge.attribute_reference(sample.question, sample.reference or "", sample.contexts),  # type: ignore[attr-defined]
+            )
+        return _derived(self._reference(), "attribute_reference", lambda v: v.statements)
+
+    def accuracy(self) -> Judgement[FactualAccuracyVerdict]:
+        """GEval's three criteria against the reference."""
+        sample = self.sample
+        if self.mode == "separate":
+            return self.make(
+                "factual_accuracy",
+                lambda: self.judge.factual_accuracy(sample.question, sample.response, sample.reference or ""),  # type: ignore[attr-defined]
+            )
+        return _derived(self._reference(), "factual_accuracy", lambda v: v.accuracy)
+
+    def label(self) -> Judgement[AnswerLabel]:
+        """CORRECT or WRONG against the reference."""
+        sample = self.sample
+        if self.mode == "separate":
+            return self.make(
+                "classify_answer",
+                lambda: self.judge.classify_answer(sample.question, sample.response, sample.reference or ""),  # type: ignore[attr-defined]
+            )
+        reference = self._reference()
+        if reference.ok and reference.value.label is None:
+            return Judgement(name="classify_answer", status="undetermined", reason="The judge gave no label.")
+        return _derived(reference, "classify_answer", lambda v: v.label)
+
+    def questions(self) -> Judgement[list[str]]:
+        """Questions the answer would answer (none when the judge cannot generate any)."""
+        if self.mode == "fused":
+            return _derived(self.full(), "generate_questions", lambda v: v.questions)
+        if "generate_questions" not in self.judge.supports:
+            reason = f"The {self.judge.name!r} judge writes no questions."
+            return Judgement(name="generate_questions", value=[], reason=reason)
+        answer = self.sample.response
+        return self.make("generate_questions", lambda: self.judge.generate_questions(answer, n=self.options.questions))  # type: ignore[attr-defined]
+
+    def rubric(self) -> Judgement[Any]:
+        """The direct 0-1 answer-relevance rubric (the fallback)."""
+        sample = self.sample
+        return self.make(
+            "rate_answer_relevance",
+            lambda: self.judge.rate_answer_relevance(sample.question, sample.response),  # type: ignore[attr-defined]
+        )
+
+    def _reference(self) -> Judgement[Any]:
+        sample = self.sample
+        if self.mode == "fused":
+            full = self.full()
+            if full.ok and full.value.reference is None:
+                return Judgement(name="assess_reference", status="undetermined", reason="No reference assessment.")
+            return _derived(full, "assess_reference", lambda v: v.reference)
+        return self.make(
+            "assess_reference",
+            lambda: self.judge.assess_reference(  # type: ignore[attr-defined]
+                sample.question, sample.response, sample.reference or "", sample.contexts
+            ),
+        )
+
+
+def _derived(parent: Judgement[Any], name: str, part: Callable[[Any], Any]) -> Judgement[Any]:
+    """A judgement read off a larger one (its usage stays with the parent, counted once)."""
+    if not parent.ok:
+        status, reason = parent.status, parent.reason
+        return Judgement(name=name, status=status, reason=reason, raw=parent.raw, attempts=parent.attempts)
+    return Judgement(
+        name=name, value=part(parent.value), reason=parent.reason, attempts=parent.attempts, notes=parent.notes
+    )
+
+
+def _unsupported(claims: Sequence[str]) -> list[ClaimVerdict]:
+    return [ClaimVerdict(claim=c, supported=False, reason="There are no contexts to support it.") for c in claims]
