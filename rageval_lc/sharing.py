@@ -51,6 +51,7 @@ from rageval_lc.judges.base import (
     unsupported,
 )
 from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, relevant_contexts
 from rageval_lc.metrics.trace import TraceMode, response_support
 from rageval_lc.schema import RagSample, TraceLabels
@@ -226,7 +227,8 @@ class SampleJudgements:
     def claims(self) -> Judgement[list[ClaimVerdict]]:
         """The answer's claims, each supported or not by the contexts.
 
-        ``shared`` / ``fused``: the response sentences with the TRACe pass's support verdicts.
+        ``shared`` / ``fused``: the response sentences with the TRACe pass's support verdicts, leaving
+        out sentences that only state uncertainty ("I don't know.": no claim is made).
         ``separate``: extracted claims verified in one call. Without contexts nothing can support a
         claim, so no verification call is made.
         """
@@ -239,13 +241,16 @@ class SampleJudgements:
                 return Judgement(name="claims", value=_unsupported(extracted.value), reason="There are no contexts.")
             return self.make("verify_claims", lambda: self.judge.verify_claims(extracted.value, sample.contexts))  # type: ignore[attr-defined]
         sentences = sample.sentences
+        claim_keys = [key for key, text in sentences.response if not is_dont_know(text)]
+        if not claim_keys:
+            return Judgement(name="claims", value=[], reason="The answer makes no claim.")
         if not sample.contexts:
-            claims = [text for _, text in sentences.response]
+            claims = [sentences.sentence(key) for key in claim_keys]
             return Judgement(name="claims", value=_unsupported(claims), reason="There are no contexts.")
         labels = self.trace()
         if not labels.ok:
             return _derived(labels, "claims", lambda v: [])
-        support = response_support(labels.value, sentences)
+        support = {k: v for k, v in response_support(labels.value, sentences).items() if k in claim_keys}
         missing = [key for key, verdict in support.items() if verdict is None]
         if missing:
             reason = f"The judge gave no support verdict for response sentences {', '.join(missing)}."

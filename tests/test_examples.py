@@ -35,3 +35,12 @@ def test_rgb_counterfactual_example(shared) -> None:
     # the fake model cycles: flag-and-refuse (rows 0, 3, ...: 34), flag only (33), trust the documents (33)
     assert "error detection 67.0% (67 of 100)" in out
     assert "error correction 50.7% of the detected" in out  # 34 of 67: a refusal after flagging counts
+
+
+def test_ragas_suite_example() -> None:
+    out = run("ragas_suite.py")
+    # identical answer and reference: similarity and BERTScore 1; "I don't know." makes no claim
+    assert "same           1.000          1.000         1.000" in out
+    assert "unsure         1.000" in out and "DON'T KNOW" in out
+    assert "dont_know_answers_count         1" in out
+    assert "separate 23 calls" in out and "shared   9 calls" in out and "fused    3 calls (assess_all 3)" in out

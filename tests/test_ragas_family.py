@@ -322,3 +322,15 @@ def test_planned_judgements_per_mode() -> None:
     assert set(planned_judgements(specs, "fused", judge)) == {"assess_all"}
     with pytest.raises(ValueError, match="scoring_mode"):
         planned_judgements(specs, "parallel", judge)
+
+
+def test_sentences_that_only_state_uncertainty_are_not_claims() -> None:
+    # GUIDE labels: a, b supported, c not; an added "I am not sure about the rest." (d) is no claim
+    labels = {**GUIDE_LABELS, "sentence_support_information": GUIDE_LABELS["sentence_support_information"]}
+    hedged = sample(response=GUIDE_RESPONSE + " I am not sure about the rest.", reference=None, labels=labels)
+    result = evaluate_sample(hedged, ["faithfulness"], judge=LabelsJudge())
+    assert result.results["faithfulness"].score == pytest.approx(2 / 3)
+    assert len(result.results["faithfulness"].details["claims"]) == 3
+    unsure = sample(response="I don't know.", reference=None, labels={"sentence_support_information": []})
+    outcome = evaluate_sample(unsure, ["faithfulness"], judge=LabelsJudge()).results["faithfulness"]
+    assert (outcome.score, outcome.reason) == (1.0, "The answer makes no claim, so nothing it says is unsupported.")
