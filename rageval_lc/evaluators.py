@@ -26,7 +26,7 @@ from rageval_lc import ragas_family
 from rageval_lc._validation import check_choice
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.metrics.trace import TRACE_MODES, TRACE_SCORE_NAMES, TraceMode, trace_scores
+from rageval_lc.metrics.trace import TRACE_METRICS, TRACE_MODES, TRACE_SCORE_NAMES, TraceMode, trace_scores
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.sharing import SCORING_MODES, SampleJudgements, ScoringMode, ScoringOptions, planned_judgements
 
@@ -57,6 +57,8 @@ class MetricSpec:
         score: scores a sample from its shared judgements: one result per name in ``scores`` and details.
         judgements: per scoring mode (``shared``, ``fused``, ``separate``), the judgements it needs.
         needs_reference: True when it is undetermined on a sample without a reference answer.
+        headline: the scores an integration reports as this metric's own (LangSmith feedback keys).
+            Default: all ``scores``.
     """
 
     name: str
@@ -66,6 +68,17 @@ class MetricSpec:
     score: ScoreFn
     judgements: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict.fromkeys(SCORING_MODES, ()))
     needs_reference: bool = False
+    headline: tuple[str, ...] = ()
+
+    @property
+    def headlines(self) -> tuple[str, ...]:
+        """The scores integrations report (LangSmith feedback keys)."""
+        return self.headline or self.scores
+
+    @property
+    def single(self) -> str:
+        """The one score that stands for the metric (a LangChain evaluator's ``score``, a DSPy metric's value)."""
+        return "average" if "average" in self.scores else self.headlines[0]
 
 
 def _score_trace(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
@@ -121,6 +134,7 @@ _SPECS = (
         description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
         score=_score_trace,
         judgements=_modes(("trace_labels",), ("trace_labels",)),
+        headline=TRACE_METRICS,
     ),
     MetricSpec(
         name="faithfulness",
@@ -188,6 +202,7 @@ _SPECS = (
         description="BERTScore from the embedding model's token vectors (no LLM).",
         score=ragas_family.score_bert_score,
         needs_reference=True,
+        headline=("bert_score_f1", "bert_score_precision", "bert_score_recall"),
     ),
 )
 _BY_NAME = {spec.name: spec for spec in _SPECS}

@@ -1,0 +1,33 @@
+"""Integrations: LangChain evaluators and Runnables, LangSmith evaluator functions, DSPy metric functions.
+
+Each is a thin shape over :func:`rageval_lc.evaluators.evaluate_sample`; nothing here computes a score.
+Names load lazily, so importing this package imports neither LangChain nor DSPy.
+
+Example:
+    >>> from rageval_lc.adapters import dspy_metric, langsmith_evaluator
+    >>> langsmith_evaluator("faithfulness").__name__
+    'rageval_faithfulness'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["FieldMap", "MetricScorer", "RagEvaluator", "dspy_metric", "langsmith_evaluator", "resolve_judge"]
+
+_WHERE = {
+    "FieldMap": "rageval_lc.adapters.common",
+    "MetricScorer": "rageval_lc.adapters.common",
+    "resolve_judge": "rageval_lc.adapters.common",
+    "RagEvaluator": "rageval_lc.adapters.langchain",
+    "dspy_metric": "rageval_lc.adapters.dspy_metrics",
+    "langsmith_evaluator": "rageval_lc.adapters.langsmith",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    msg = f"module 'rageval_lc.adapters' has no attribute {name!r}"
+    raise AttributeError(msg)

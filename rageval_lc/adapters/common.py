@@ -1,0 +1,188 @@
+"""What every integration shares: finding a sample's fields in foreign data, and scoring one metric.
+
+Integrations never compute a score: they build a :class:`~rageval_lc.schema.RagSample`, call
+:func:`~rageval_lc.evaluators.evaluate_sample` through a :class:`MetricScorer`, and reshape its results.
+
+Example:
+    >>> fields = FieldMap()
+    >>> sample = fields.sample({"question": "Where is Paris?"},
+    ...                        {"answer": "In France.", "documents": [{"page_content": "Paris is in France."}]},
+    ...                        {"answer": "France."})
+    >>> sample.response, sample.contexts, sample.reference
+    ('In France.', ['Paris is in France.'], 'France.')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from rageval_lc.evaluators import MetricSpec, SampleResult, evaluate_sample, get_metric
+from rageval_lc.judges.base import Judge
+from rageval_lc.schema import MetricResult, RagSample
+
+__all__ = ["FieldMap", "MetricScorer", "resolve_judge"]
+
+#: Where a field is found: a key, candidate keys tried in order, or a function of the mapping.
+Source = str | Sequence[str] | Callable[[Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Where the question, contexts, answer and reference sit in inputs / outputs / reference outputs.
+
+    Each field is a key, candidate keys (the first present wins; ``"a.b"`` looks inside ``a``), or a
+    function of the whole mapping. The question is read from the inputs (then the outputs), the
+    contexts from the outputs (then the inputs), the answer from the outputs (a bare string output is
+    the answer), and the reference from the reference outputs.
+    """
+
+    question: Source = ("question", "input", "query", "user_input")
+    contexts: Source = ("contexts", "context", "documents", "source_documents", "retrieved_contexts", "docs")
+    response: Source = ("answer", "response", "output", "result", "prediction", "text", "content")
+    reference: Source = ("reference", "ground_truth", "answer", "expected", "expected_answer", "output", "label")
+
+    def sample(
+        self,
+        inputs: Any,
+        outputs: Any,
+        reference_outputs: Any = None,
+        *,
+        sample_id: str | None = None,
+    ) -> RagSample:
+        """Build the sample; a missing question or answer raises ``ValueError`` naming the keys tried."""
+        inputs_map, outputs_map = _as_mapping(inputs, "question"), _as_mapping(outputs, "answer")
+        question = _find(self.question, inputs_map, outputs_map)
+        if question is None:
+            raise ValueError(_missing("question", self.question, inputs_map))
+        response = _find(self.response, outputs_map)
+        if response is None:
+            raise ValueError(_missing("answer", self.response, outputs_map))
+        contexts = _find(self.contexts, outputs_map, inputs_map)
+        reference = None
+        if reference_outputs is not None:
+            reference = _find(self.reference, _as_mapping(reference_outputs, "reference"))
+        return RagSample(
+            id=sample_id,
+            question=_text(question),
+            contexts=_contexts(contexts),
+            response=_text(response),
+            reference=None if reference is None else _text(reference),
+        )
+
+
+def _as_mapping(value: Any, key: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return value
+    if hasattr(value, "toDict"):  # dspy.Example / dspy.Prediction
+        return value.toDict()
+    return {key: value}  # a bare string (or message) stands for the field itself
+
+
+def _find(source: Source, *mappings: Mapping[str, Any]) -> Any:
+    for mapping in mappings:
+        if callable(source):
+            value = source(mapping)
+            if value is not None:
+                return value
+            continue
+        for key in [source] if isinstance(source, str) else source:
+            value: Any = mapping
+            for part in key.split("."):
+                value = value.get(part) if isinstance(value, Mapping) else None
+            if value is not None:
+                return value
+    return None
+
+
+def _missing(field: str, source: Source, mapping: Mapping[str, Any]) -> str:
+    tried = "a function" if callable(source) else repr([source] if isinstance(source, str) else list(source))
+    keys = sorted(mapping)
+    return f"No {field} found: tried {tried} in a mapping with keys {keys!r}. Pass a FieldMap to say where it is."
+
+
+def _text(value: Any) -> str:
+    """A string from a string, a LangChain message, or a mapping with text content."""
+    if isinstance(value, str):
+        return str(value)  # str subclasses (e.g. LangChain's) become plain strings
+    content = getattr(value, "content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(value, Mapping):
+        for key in ("content", "text", "answer", "output"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    msg = f"Expected text (a string or a message). Got {type(value).__name__}: {str(value)[:80]!r}."
+    raise TypeError(msg)
+
+
+def _contexts(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, Mapping)) or hasattr(value, "page_content"):
+        return [value]
+    return list(value)
+
+
+@lru_cache(maxsize=1)
+def _local_judge() -> Judge:
+    from rageval_lc.judges.local import LocalJudge
+
+    return LocalJudge()
+
+
+def resolve_judge(judge: Any = None) -> Judge:
+    """A judge from what integrations accept.
+
+    None → the offline local judge (one per process); ``"local"``, ``"labels"`` or ``"dspy:<model id>"``
+    → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain chat model → a
+    :class:`~rageval_lc.judges.DspyJudge` on it; a judge → itself.
+    """
+    if judge is None or judge == "local":
+        return _local_judge()
+    if isinstance(judge, str):
+        from rageval_lc.judges.factory import make_judge
+
+        return make_judge(judge)
+    if hasattr(judge, "supports") and hasattr(judge, "name"):
+        return judge
+    from rageval_lc.judges.dspy_judge import DspyJudge
+
+    return DspyJudge(judge)
+
+
+class MetricScorer:
+    """One metric, its judge and options: scores samples and picks out the results integrations report.
+
+    Args:
+        metric: a metric name of :data:`~rageval_lc.evaluators.REGISTRY`.
+        judge: see :func:`resolve_judge`.
+        **options: passed to :func:`~rageval_lc.evaluators.evaluate_sample` (``scoring_mode``,
+            ``trace_mode``, ``relevance_normalizer``, ``embeddings``).
+    """
+
+    def __init__(self, metric: str, *, judge: Any = None, **options: Any) -> None:
+        self.spec: MetricSpec = get_metric(metric)
+        self.judge = resolve_judge(judge)
+        self.options = options
+
+    @property
+    def name(self) -> str:
+        """The metric's name."""
+        return self.spec.name
+
+    def score(self, sample: RagSample) -> SampleResult:
+        """Score the sample on this metric (judge failures come back as ``error`` results, not exceptions)."""
+        return evaluate_sample(sample, [self.spec.name], judge=self.judge, **self.options)
+
+    def single(self, result: SampleResult) -> MetricResult:
+        """The result that stands for the metric."""
+        return result.results[self.spec.single]
+
+    def headlines(self, result: SampleResult) -> list[MetricResult]:
+        """The results reported as the metric's own."""
+        return [result.results[name] for name in self.spec.headlines]

@@ -1,0 +1,120 @@
+"""RagEvaluator: LangChain's string-evaluator convention and a Runnable whose runs are traced."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableLambda
+
+from rageval_lc.adapters import FieldMap, RagEvaluator
+from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
+
+
+class RunNames(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.ended = 0
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        self.started.append(kwargs.get("name") or (serialized or {}).get("name", ""))
+
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+        self.ended += 1
+
+
+def evaluator(metric: str = "faithfulness", **kwargs: Any) -> tuple[RagEvaluator, Any]:
+    judge, model = fake_judge()
+    return RagEvaluator(metric, judge=judge, **kwargs), model
+
+
+def test_evaluate_strings_gives_the_hand_worked_score() -> None:
+    faithfulness, model = evaluator()
+    out = faithfulness.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=GUIDE_DOCS)
+    assert out["score"] == pytest.approx(2 / 3)  # sentences a, b supported, c not (tests/test_ragas_family.py)
+    assert out["value"] == "ok" and "2 of 3 claims supported" in out["reasoning"]
+    assert out["details"]["judge_usage"]["calls"] == 1 and dict(model.calls) == {"trace_labels": 1}
+    assert (faithfulness.evaluation_name, faithfulness.requires_input, faithfulness.requires_reference) == (
+        "faithfulness",
+        True,
+        False,
+    )
+
+
+def test_reference_metrics_and_labels() -> None:
+    geval, _ = evaluator("factual_accuracy")
+    assert geval.requires_reference
+    out = geval.evaluate_strings(prediction=GUIDE_RESPONSE, reference=REFERENCE, input=QUESTION, contexts=GUIDE_DOCS)
+    assert (out["score"], out["value"]) == (pytest.approx(0.78), "B")  # 0.5·80 + 0.3·60 + 0.2·100
+    with pytest.raises(ValueError, match="requires a reference answer"):
+        geval.evaluate_strings(prediction="x", input=QUESTION)
+    with pytest.raises(ValueError, match="requires input"):
+        geval.evaluate_strings(prediction="x", reference="y")
+
+
+def test_trace_reports_its_average_and_every_score() -> None:
+    trace, _ = evaluator("trace")
+    documents = [Document(page_content=d, metadata={"source": i}) for i, d in enumerate(GUIDE_DOCS)]
+    out = trace.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=documents)
+    # ragbench mode on the guide labels: (4/6 + 3/6 + 3/4 + 0) / 4
+    assert out["score"] == pytest.approx((4 / 6 + 3 / 6 + 0.75 + 0.0) / 4)
+    assert out["scores"]["completeness"] == 0.75
+
+
+def test_async_evaluate_strings() -> None:
+    faithfulness, _ = evaluator()
+    out = asyncio.run(faithfulness.aevaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=GUIDE_DOCS))
+    assert out["score"] == pytest.approx(2 / 3)
+
+
+def test_runnable_invoke_batch_and_async_are_traced() -> None:
+    faithfulness, _ = evaluator()
+    row = {"question": QUESTION, "contexts": GUIDE_DOCS, "response": GUIDE_RESPONSE}
+    names = RunNames()
+    out = faithfulness.invoke(row, config={"callbacks": [names]})
+    assert out["score"] == pytest.approx(2 / 3)
+    assert names.started == ["rageval:faithfulness"] and names.ended == 1
+    assert [o["score"] for o in faithfulness.batch([row, row])] == [pytest.approx(2 / 3)] * 2
+    assert asyncio.run(faithfulness.ainvoke(row))["score"] == pytest.approx(2 / 3)
+    assert len(asyncio.run(faithfulness.abatch([row, row, row]))) == 3
+
+
+def test_runnable_in_a_chain_propagates_callbacks() -> None:
+    faithfulness, _ = evaluator()
+    rag = RunnableLambda(lambda q: {"question": q, "contexts": GUIDE_DOCS, "answer": GUIDE_RESPONSE}, name="rag")
+    names = RunNames()
+    out = (rag | faithfulness).invoke(QUESTION, config={"callbacks": [names]})
+    assert out["score"] == pytest.approx(2 / 3)
+    assert "rag" in names.started and "rageval:faithfulness" in names.started
+
+
+def test_runnable_reference_and_field_map() -> None:
+    recall, _ = evaluator("context_recall")
+    row = {"question": QUESTION, "contexts": GUIDE_DOCS, "answer": GUIDE_RESPONSE, "ground_truth": REFERENCE}
+    assert recall.invoke(row)["score"] == 0.5  # 1 of 2 reference statements attributed
+    assert recall.invoke({**row, "ground_truth": None})["status"] == "undetermined"
+    mapped, _ = evaluator("faithfulness", fields=FieldMap(question="q", contexts="passages", response="a"))
+    assert mapped.invoke({"q": QUESTION, "passages": GUIDE_DOCS, "a": GUIDE_RESPONSE})["score"] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match=r"No question found: tried \['q'\]"):
+        mapped.invoke({"question": QUESTION})
+    with pytest.raises(TypeError, match="expects a dict"):
+        mapped.invoke("just a string")  # type: ignore[arg-type]
+
+
+def test_a_judge_failure_is_an_error_result_not_an_exception() -> None:
+    class Broken:
+        name, supports = "broken", frozenset({"trace_labels"})
+
+        def planned_calls(self, judgement: str) -> int:
+            return 1
+
+        def trace_labels(self, sample: Any) -> Any:
+            from rageval_lc.judges.base import Judgement
+
+            return Judgement(name="trace_labels", status="error", reason="ConnectionError: judge down")
+
+    out = RagEvaluator("faithfulness", judge=Broken()).evaluate_strings(prediction="A.", input="Q?", contexts=["A."])
+    assert (out["score"], out["status"], out["reasoning"]) == (None, "error", "ConnectionError: judge down")
