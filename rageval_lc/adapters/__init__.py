@@ -1,4 +1,5 @@
-"""Integrations: LangChain evaluators and Runnables, LangSmith evaluator functions, DSPy metric functions.
+"""Integrations: LangChain evaluators and Runnables, LangSmith evaluator functions, DSPy metric functions,
+and a callback handler that scores chains inline (with memory, JSONL, function and LangSmith sinks).
 
 Each is a thin shape over :func:`rageval_lc.evaluators.evaluate_sample`; nothing here computes a score.
 Names load lazily, so importing this package imports neither LangChain nor DSPy.
@@ -14,7 +15,19 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["FieldMap", "MetricScorer", "RagEvaluator", "dspy_metric", "langsmith_evaluator", "resolve_judge"]
+__all__ = [
+    "CallableSink",
+    "FieldMap",
+    "JsonlSink",
+    "LangSmithFeedbackSink",
+    "MemorySink",
+    "MetricScorer",
+    "RagEvalCallbackHandler",
+    "RagEvaluator",
+    "dspy_metric",
+    "langsmith_evaluator",
+    "resolve_judge",
+]
 
 _WHERE = {
     "FieldMap": "rageval_lc.adapters.common",
@@ -23,6 +36,11 @@ _WHERE = {
     "RagEvaluator": "rageval_lc.adapters.langchain",
     "dspy_metric": "rageval_lc.adapters.dspy_metrics",
     "langsmith_evaluator": "rageval_lc.adapters.langsmith",
+    "RagEvalCallbackHandler": "rageval_lc.adapters.callback",
+    "CallableSink": "rageval_lc.adapters.sinks",
+    "JsonlSink": "rageval_lc.adapters.sinks",
+    "LangSmithFeedbackSink": "rageval_lc.adapters.sinks",
+    "MemorySink": "rageval_lc.adapters.sinks",
 }
 
 

@@ -51,8 +51,13 @@ class FieldMap:
         reference_outputs: Any = None,
         *,
         sample_id: str | None = None,
+        contexts: Any = None,
     ) -> RagSample:
-        """Build the sample; a missing question or answer raises ``ValueError`` naming the keys tried."""
+        """Build the sample; a missing question or answer raises ``ValueError`` naming the keys tried.
+
+        ``contexts``, when given, are used instead of looking them up (the callback handler passes the
+        documents its retrievers returned).
+        """
         inputs_map, outputs_map = _as_mapping(inputs, "question"), _as_mapping(outputs, "answer")
         question = _find(self.question, inputs_map, outputs_map)
         if question is None:
@@ -60,7 +65,8 @@ class FieldMap:
         response = _find(self.response, outputs_map)
         if response is None:
             raise ValueError(_missing("answer", self.response, outputs_map))
-        contexts = _find(self.contexts, outputs_map, inputs_map)
+        if contexts is None:
+            contexts = _find(self.contexts, outputs_map, inputs_map)
         reference = None
         if reference_outputs is not None:
             reference = _find(self.reference, _as_mapping(reference_outputs, "reference"))

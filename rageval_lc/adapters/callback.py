@@ -1,0 +1,248 @@
+"""Score chains inline: a LangChain callback handler that evaluates every root run when it ends.
+
+Per root run the handler collects the question (the chain's input), the documents its retrievers
+return (``on_retriever_end``, nested runs included), the answer (the chain's output: a string, a
+message or a dict) and an optional reference (the run's metadata, ``reference`` by default). When the
+root run ends it scores the sample — on a background worker by default, so the chain is not slowed,
+or inline with ``background=False`` — stores the result under the run id and hands it to the sinks.
+It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason.
+
+Example:
+    >>> from langchain_core.runnables import RunnableLambda
+    >>> handler = RagEvalCallbackHandler(["answer_classification"], background=False)
+    >>> chain = RunnableLambda(lambda q: "I don't know.")
+    >>> _ = chain.invoke("Capital of France?", config={"callbacks": [handler], "metadata": {"reference": "Paris"}})
+    >>> [r.details["answer_classification"]["label"] for r in handler.results.values()]
+    ["DON'T KNOW"]
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from rageval_lc.adapters.common import FieldMap, Source, resolve_judge
+from rageval_lc.adapters.sinks import CallableSink, Sink
+from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
+from rageval_lc.schema import MetricResult
+
+__all__ = ["RagEvalCallbackHandler"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Collected:
+    inputs: Any
+    metadata: dict[str, Any]
+    documents: list[Any] = field(default_factory=list)
+    children: list[UUID] = field(default_factory=list)
+
+
+class RagEvalCallbackHandler(BaseCallbackHandler):
+    """Scores each root run of the chains it is attached to.
+
+    Args:
+        metrics: metric names (or a comma-separated string).
+        judge: see :func:`~rageval_lc.adapters.common.resolve_judge` (None: the offline judge).
+        sinks: where results go besides :attr:`results` (sinks, or functions of the record).
+        background: score on a worker thread (default) or inline, before the chain's call returns.
+        max_workers: worker threads in background mode.
+        question: where the question sits in the chain's input (a key, keys or a function; a bare
+            string input is the question).
+        answer: where the answer sits in the chain's output (a bare string or message is the answer).
+        reference_key: the run-metadata key holding the reference answer.
+        **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ...
+
+    Attributes:
+        results: ``SampleResult`` per run id (as a string), in completion order.
+        records: how many runs were scored.
+    """
+
+    raise_error = False
+    run_inline = True  # the callbacks only record; scoring runs elsewhere
+
+    def __init__(
+        self,
+        metrics: str | Iterable[str] = ("faithfulness",),
+        *,
+        judge: Any = None,
+        sinks: Sequence[Any] = (),
+        background: bool = True,
+        max_workers: int = 1,
+        question: Source | None = None,
+        answer: Source | None = None,
+        reference_key: str = "reference",
+        **options: Any,
+    ) -> None:
+        self.specs = parse_metrics(metrics)
+        self.judge = resolve_judge(judge)
+        self.options = options
+        self.sinks: list[Sink] = [s if hasattr(s, "write") else CallableSink(s) for s in sinks]
+        defaults = FieldMap()
+        self.fields = FieldMap(question=question or defaults.question, response=answer or defaults.response)
+        self.reference_key = reference_key
+        self.results: dict[str, SampleResult] = {}
+        self._lock = threading.RLock()
+        self._root_of: dict[UUID, UUID] = {}
+        self._pending: dict[UUID, _Collected] = {}
+        self._futures: set[Future[None]] = set()
+        self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="rageval") if background else None
+
+    # --- bookkeeping ------------------------------------------------------------------------------
+
+    def _child(self, run_id: UUID, parent_run_id: UUID | None) -> None:
+        with self._lock:
+            root = self._root_of.get(parent_run_id) if parent_run_id is not None else None
+            if root is not None and root in self._pending:
+                self._root_of[run_id] = root
+                self._pending[root].children.append(run_id)
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """A run without a known parent is a root: remember its input and metadata."""
+        with self._lock:
+            if parent_run_id is None or parent_run_id not in self._root_of:
+                self._root_of[run_id] = run_id
+                self._pending[run_id] = _Collected(inputs=inputs, metadata=dict(metadata or {}))
+            else:
+                self._child(run_id, parent_run_id)
+
+    def on_retriever_start(
+        self, serialized: Any, query: str, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """Remember which root the retriever belongs to."""
+        self._child(run_id, parent_run_id)
+
+    def on_retriever_end(
+        self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """Keep the documents for the root run."""
+        with self._lock:
+            root = self._root_of.get(run_id) or (self._root_of.get(parent_run_id) if parent_run_id else None)
+            if root is not None and root in self._pending:
+                self._pending[root].documents.extend(documents)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        """The root run ended: score it."""
+        collected = self._finish(run_id)
+        if collected is not None:
+            if kwargs.get("inputs") is not None:  # streamed runs start with a placeholder and end with the input
+                collected.inputs = kwargs["inputs"]
+            self._dispatch(run_id, collected, outputs, None)
+
+    def on_chain_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """The root run failed: record an error result (the chain's own exception still reaches its caller)."""
+        collected = self._finish(run_id)
+        if collected is not None:
+            self._dispatch(run_id, collected, None, error)
+
+    def _finish(self, run_id: UUID) -> _Collected | None:
+        with self._lock:
+            if self._root_of.get(run_id) != run_id:
+                return None
+            collected = self._pending.pop(run_id, None)
+            self._root_of.pop(run_id, None)
+            for child in collected.children if collected else ():
+                self._root_of.pop(child, None)
+            return collected
+
+    # --- scoring ----------------------------------------------------------------------------------
+
+    def _dispatch(self, run_id: UUID, collected: _Collected, outputs: Any, error: BaseException | None) -> None:
+        if self._executor is None:
+            self._score(run_id, collected, outputs, error)
+            return
+        with self._lock:  # held while submitting, so _forget cannot run before the future is added
+            future = self._executor.submit(self._score, run_id, collected, outputs, error)
+            self._futures.add(future)
+        future.add_done_callback(self._forget)
+
+    def _forget(self, future: Future[None]) -> None:
+        with self._lock:
+            self._futures.discard(future)
+
+    def _score(self, run_id: UUID, collected: _Collected, outputs: Any, error: BaseException | None) -> None:
+        key = str(run_id)
+        sample = None
+        try:
+            if error is not None:
+                raise RuntimeError(f"the chain raised {type(error).__name__}: {error}")
+            reference = collected.metadata.get(self.reference_key)
+            documents = collected.documents or None
+            sample = self.fields.sample(
+                collected.inputs,
+                outputs,
+                None if reference is None else {"reference": reference},
+                sample_id=key,
+                contexts=documents,
+            )
+            result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **self.options)
+        except Exception as exc:  # never into the chain: an error result instead
+            result = SampleResult.failed(key, self.specs, exc)
+        with self._lock:
+            self.results[key] = result
+        record = self._record(key, sample, result)
+        for sink in self.sinks:
+            try:
+                sink.write(record)
+            except Exception:  # one sink failing must not stop the others
+                logger.exception("rageval sink %r failed for run %s", sink, key)
+
+    def _record(self, key: str, sample: Any, result: SampleResult) -> dict[str, Any]:
+        feedback = []
+        for spec in self.specs:
+            for name in spec.headlines:
+                outcome: MetricResult | None = result.results.get(name)
+                if outcome is not None:
+                    comment = outcome.reason if outcome.status == "ok" else f"{outcome.status}: {outcome.reason}"
+                    feedback.append({"key": name, "score": outcome.score, "comment": comment})
+        return {
+            "run_id": key,
+            "question": getattr(sample, "question", None),
+            "contexts": getattr(sample, "contexts", None),
+            "response": getattr(sample, "response", None),
+            "reference": getattr(sample, "reference", None),
+            **result.to_row(),
+            "feedback": feedback,
+        }
+
+    # --- control ----------------------------------------------------------------------------------
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until every ended run is scored; True when none is left pending."""
+        with self._lock:
+            futures = list(self._futures)
+        _, not_done = wait(futures, timeout=timeout)
+        return not not_done
+
+    flush = wait
+
+    def close(self) -> None:
+        """Finish pending scoring and stop the worker."""
+        self.wait()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+
+    def __enter__(self) -> RagEvalCallbackHandler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

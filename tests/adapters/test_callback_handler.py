@@ -1,0 +1,241 @@
+"""The callback handler on real LangChain chains: a BaseRetriever subclass, fake chat models, batch,
+concurrent ainvoke, astream, nested chains, failures, sinks — and LangSmith feedback through the real
+client against a local HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
+
+from rageval_lc.adapters import JsonlSink, LangSmithFeedbackSink, MemorySink, RagEvalCallbackHandler
+from rageval_lc.judges.base import Judgement
+from rageval_lc.schema import RagSample, TraceLabels
+
+ANSWER = "Cats sleep a lot. Cats can fly."
+
+
+class TopicRetriever(BaseRetriever):
+    """Two documents that name the query, so each run's documents can be recognised."""
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return [
+            Document(page_content=f"Cats sleep a lot. {query} is asked here."),
+            Document(page_content="Dogs bark."),
+        ]
+
+
+class CopyJudge:
+    """Labels every document sentence relevant; a response sentence is supported iff a document has it
+    word for word. With ANSWER, faithfulness is 1/2 (the second sentence is in no document)."""
+
+    name = "copy"
+    supports = frozenset({"trace_labels"})
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def planned_calls(self, judgement: str) -> int:
+        return 0
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        with self._lock:
+            self.calls += 1
+        if self.fail:
+            raise RuntimeError("judge exploded")
+        keyed = sample.sentences
+        documents = {text for doc in keyed.documents for _, text in doc}
+        support = [
+            {"response_sentence_key": k, "supporting_sentence_keys": [], "fully_supported": text in documents}
+            for k, text in keyed.response
+        ]
+        labels = TraceLabels.from_mapping(
+            {"all_relevant_sentence_keys": list(keyed.document_keys), "sentence_support_information": support}
+        )
+        return Judgement(name="trace_labels", value=labels)
+
+
+def rag_chain(answer: str = ANSWER) -> Any:
+    def prompt(parts: dict) -> str:
+        return parts["question"] + "\n" + "\n".join(d.page_content for d in parts["docs"])
+
+    model = FakeListChatModel(responses=[answer])
+    return (
+        RunnableParallel(question=RunnablePassthrough(), docs=TopicRetriever())
+        | RunnableLambda(prompt)
+        | model
+        | StrOutputParser()
+    )
+
+
+def check(handler: RagEvalCallbackHandler, sink: MemorySink, questions: list[str]) -> None:
+    assert handler.wait(timeout=60)
+    assert len(handler.results) == len(questions)
+    by_question = {r["question"]: r for r in sink.records}
+    assert sorted(by_question) == sorted(questions)
+    for question, record in by_question.items():
+        assert record["contexts"] == [f"Cats sleep a lot. {question} is asked here.", "Dogs bark."]
+        assert record["response"] == ANSWER
+        assert record["scores"]["faithfulness"] == 0.5
+        assert record["scores"]["context_precision"] == 1.0
+        assert record["run_id"] == record["id"]
+
+
+def test_invoke_collects_documents_answer_and_reference(tmp_path: Path) -> None:
+    sink = MemorySink()
+    jsonl = tmp_path / "scores.jsonl"
+    seen: list[dict] = []
+    handler = RagEvalCallbackHandler(
+        ["faithfulness", "context_precision"],
+        judge=CopyJudge(),
+        sinks=[sink, JsonlSink(jsonl), seen.append],
+        background=False,
+    )
+    out = rag_chain().invoke("Q0", config={"callbacks": [handler], "metadata": {"reference": "Cats sleep."}})
+    assert out == ANSWER
+    check(handler, sink, ["Q0"])
+    assert sink.records[0]["reference"] == "Cats sleep."
+    assert [json.loads(line)["run_id"] for line in jsonl.read_text().splitlines()] == [sink.records[0]["run_id"]]
+    assert seen == sink.records
+    keys = [f["key"] for f in sink.records[0]["feedback"]]
+    assert keys == ["faithfulness", "context_precision", "context_precision_at_k"]
+
+
+def test_batch_of_50_is_scored_in_the_background() -> None:
+    sink = MemorySink()
+    judge = CopyJudge()
+    with RagEvalCallbackHandler(["faithfulness", "context_precision"], judge=judge, sinks=[sink], max_workers=4) as h:
+        questions = [f"Q{i}" for i in range(50)]
+        outputs = rag_chain().batch(questions, config={"callbacks": [h], "max_concurrency": 8})
+        assert outputs == [ANSWER] * 50
+        check(h, sink, questions)
+    assert judge.calls == 50  # faithfulness and context precision share one labelling per run
+
+
+def test_50_concurrent_ainvokes_and_astream() -> None:
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness", "context_precision"], judge=CopyJudge(), sinks=[sink])
+    chain = rag_chain()
+
+    async def main() -> list[str]:
+        answers = await asyncio.gather(*(chain.ainvoke(f"Q{i}", config={"callbacks": [handler]}) for i in range(50)))
+        chunks = [c async for c in chain.astream("streamed", config={"callbacks": [handler]})]
+        return [*answers, "".join(chunks)]
+
+    assert asyncio.run(main()) == [ANSWER] * 51
+    check(handler, sink, [*(f"Q{i}" for i in range(50)), "streamed"])
+
+
+def test_nested_chains_give_one_result_per_root_run() -> None:
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=CopyJudge(), sinks=[sink], background=False)
+    inner = rag_chain()
+    outer = RunnableLambda(lambda q, config: {"answer": inner.invoke(q, config=config), "note": "x"})
+    out = outer.invoke("Q7", config={"callbacks": [handler]})
+    assert out["answer"] == ANSWER
+    assert len(sink.records) == 1 and sink.records[0]["question"] == "Q7"
+    assert sink.records[0]["scores"]["faithfulness"] == 0.5  # documents from the nested retriever
+
+
+def test_message_and_dict_outputs() -> None:
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=CopyJudge(), sinks=[sink], background=False)
+    message_chain = (
+        RunnableParallel(question=RunnablePassthrough(), docs=TopicRetriever())
+        | RunnableLambda(lambda p: p["question"])
+        | FakeListChatModel(responses=[ANSWER])
+    )
+    assert message_chain.invoke("Qm", config={"callbacks": [handler]}).content == ANSWER
+    dict_chain = RunnableLambda(lambda q: {"answer": ANSWER, "contexts": [f"Cats sleep a lot. {q} is asked here."]})
+    dict_chain.invoke({"question": "Qd"}, config={"callbacks": [handler]})
+    assert [r["scores"]["faithfulness"] for r in sink.records] == [0.5, 0.5]
+
+
+def test_failures_never_reach_the_chain() -> None:
+    sink = MemorySink()
+    broken_sink_calls: list[int] = []
+
+    def broken_sink(record: dict) -> None:
+        broken_sink_calls.append(1)
+        raise OSError("disk full")
+
+    handler = RagEvalCallbackHandler(
+        ["faithfulness"], judge=CopyJudge(fail=True), sinks=[broken_sink, sink], background=False
+    )
+    assert rag_chain().invoke("Qx", config={"callbacks": [handler]}) == ANSWER
+    (record,) = sink.records
+    assert record["status"]["faithfulness"] == "error"
+    assert record["reason"]["faithfulness"] == "RuntimeError: judge exploded"
+    assert broken_sink_calls == [1]
+    # a chain that raises: its caller gets its exception, the handler records an error result
+    failing = RunnableLambda(lambda q: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failing.invoke("Qz", config={"callbacks": [handler]})
+    assert sink.records[-1]["reason"]["faithfulness"].startswith("RuntimeError: the chain raised ZeroDivisionError")
+    # an output without an answer is an error result too
+    RunnableLambda(lambda q: {"unexpected": 1}).invoke("Qy", config={"callbacks": [handler]})
+    assert "No answer found" in sink.records[-1]["reason"]["faithfulness"]
+
+
+class _FeedbackServer(BaseHTTPRequestHandler):
+    received: ClassVar[list[tuple[str, str, dict]]] = []
+
+    def _reply(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        try:
+            payload = json.loads(body) if body else {}
+        except ValueError:
+            payload = {"raw": body[:200].decode("latin-1")}
+        type(self).received.append((self.command, self.path, payload))
+        data = json.dumps({"id": payload.get("id", "x")} if isinstance(payload, dict) else {}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PATCH = _reply
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_langsmith_feedback_through_the_real_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    langsmith = pytest.importorskip("langsmith", reason="langsmith is not installed")
+    for name in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
+        monkeypatch.delenv(name, raising=False)
+    _FeedbackServer.received = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FeedbackServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = langsmith.Client(api_url=f"http://127.0.0.1:{server.server_port}", api_key="test")
+        handler = RagEvalCallbackHandler(
+            ["faithfulness", "context_precision"], judge=CopyJudge(), sinks=[LangSmithFeedbackSink(client)]
+        )
+        rag_chain().invoke("Q1", config={"callbacks": [handler]})
+        assert handler.wait(timeout=30)
+        (run_id,) = handler.results
+    finally:
+        server.shutdown()
+    feedback = [payload for method, path, payload in _FeedbackServer.received if path.startswith("/feedback")]
+    assert [(f["run_id"], f["key"], f["score"]) for f in feedback] == [
+        (run_id, "faithfulness", 0.5),
+        (run_id, "context_precision", 1.0),
+        (run_id, "context_precision_at_k", 1.0),
+    ]
+    assert feedback[0]["comment"].startswith("1 of 2 claims supported; unsupported: 'Cats can fly.'")
