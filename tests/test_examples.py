@@ -44,3 +44,42 @@ def test_ragas_suite_example() -> None:
     assert "unsure         1.000" in out and "DON'T KNOW" in out
     assert "dont_know_answers_count         1" in out
     assert "separate 23 calls" in out and "shared   9 calls" in out and "fused    3 calls (assess_all 3)" in out
+
+
+def test_langchain_evaluator_example() -> None:
+    out = run("langchain_evaluator.py")
+    assert "semantic similarity of identical answers: 1.00" in out
+    assert "classification: DON'T KNOW" in out
+
+
+def test_runnable_batch_example() -> None:
+    out = run("runnable_batch.py")
+    assert "\"I don't know.\": DON'T KNOW" in out
+    assert "faithfulness of the chain's answer:" in out
+
+
+def test_langsmith_evaluators_example() -> None:
+    out = run("langsmith_evaluators.py")
+    assert "rageval_semantic_similarity {'key': 'semantic_similarity', 'score': 1.0" in out  # identical answers
+    assert [line.split(":")[0] for line in out.splitlines()[1:]] == [
+        "context_relevance",
+        "context_utilization",
+        "completeness",
+        "adherence",
+    ]
+
+
+def test_dspy_optimizer_example() -> None:
+    out = run("dspy_optimizer.py")
+    # the two exact answers pass (similarity 1 ≥ 0.9); the two "I don't know." answers do not
+    assert "BootstrapFewShot kept 2 demonstrations: ['Where is the Eiffel Tower?', 'Where does the Cornish" in out
+    score = float(out.split("dspy.Evaluate with rageval semantic_similarity: ")[1].split()[0])
+    assert 50.0 <= score < 75.0  # 2 × 1.0 plus two low similarities, over 4
+
+
+def test_callback_handler_example(tmp_path) -> None:
+    target = tmp_path / "scores.jsonl"
+    out = run("callback_handler.py", str(target))
+    assert "3 answers; 3 runs scored into scores.jsonl" in out
+    assert len(target.read_text().splitlines()) == 3
+    assert out.count(": 2 documents, context precision") == 3
