@@ -1,9 +1,10 @@
 """The RAGAS / GraphRAG suite offline: three answers scored with the local judge, then the run under the
 reference document's names (0-100), and the judge calls an LLM judge would make per scoring mode.
 
-Mind what the offline judge can and cannot do: it compares meanings with a small embedding model, so
-it tells an answer from a non-answer, but it takes the "Scottish Highlands" answer — on topic, wrong in
-fact — for correct. Use an LLM judge (``make_judge("dspy:<model>")``) where facts must be checked.
+Mind what the offline judge can and cannot do: against the reference it catches the "Scottish Highlands"
+answer (its names are not the reference's), but its faithfulness check — tuned on RAGBench, where most
+answers are supported — still passes that sentence against the documents. Use an LLM judge
+(``make_judge("dspy:<model>")``) where facts must be checked.
 
     python examples/ragas_suite.py
 """

@@ -42,6 +42,7 @@ def test_ragas_suite_example() -> None:
     # identical answer and reference: similarity and BERTScore 1; "I don't know." makes no claim
     assert "same           1.000          1.000         1.000" in out
     assert "unsure         1.000" in out and "DON'T KNOW" in out
+    assert out.splitlines()[3].startswith("wrong") and "WRONG" in out.splitlines()[3]
     assert "dont_know_answers_count         1" in out
     assert "separate 23 calls" in out and "shared   9 calls" in out and "fused    3 calls (assess_all 3)" in out
 

@@ -37,6 +37,7 @@ from rageval_lc.judges.base import (
 from rageval_lc.judges.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.local_features import SampleFeatures, sample_features
 from rageval_lc.judges.local_model import LocalParams, adherence_row_features, share_row_features
+from rageval_lc.judges.local_reference import key_term_overlap
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 
@@ -275,9 +276,10 @@ class LocalJudge:
         return Judgement(name="rate_answer_relevance", value=RubricScore(score=score, reason=reason))
 
     def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
-        """Correctness: the answer's sentences supported by the reference; completeness: the reverse.
-
-        Consistency (contradictions inside the answer) cannot be assessed offline and is left None.
+        """Correctness: the answer's sentences supported by the reference, averaged with the share of the
+        answer's new key terms (names, numbers, rare words beyond the question) the reference contains;
+        completeness: the reverse. Consistency (contradictions inside the answer) cannot be assessed offline
+        and is left None.
         """
         answer_sentences, reference_sentences = split_sentences(answer), split_sentences(reference)
         if not answer_sentences or not reference_sentences:
@@ -285,14 +287,29 @@ class LocalJudge:
                 correctness=0.0, completeness=0.0, overall_reason="The answer or the reference is empty."
             )
             return Judgement(name="factual_accuracy", value=verdict)
-        correct = 1.0 - self._support_probabilities(answer_sentences, [reference], question)
-        complete = 1.0 - self._support_probabilities(reference_sentences, [answer], question)
+        correct = float((1.0 - self._support_probabilities(answer_sentences, [reference], question)).mean())
+        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer], question)).mean())
+        overlap = key_term_overlap(question, answer, reference, is_rare=self._is_rare)
+        correctness_reason = f"Support by the reference {correct:.2f} (mean over answer sentences)"
+        if overlap.precision is not None:
+            correct = (correct + overlap.precision) / 2
+            missing = overlap.not_in_reference
+            correctness_reason += f"; key terms found in the reference {overlap.precision:.2f}" + (
+                f" (not there: {', '.join(missing)})" if missing else ""
+            )
+        if overlap.conflicting_numbers:  # a different date or quantity is wrong, however close the wording
+            correct = min(correct, 0.4)
+            correctness_reason += f"; numbers that contradict the reference: {', '.join(overlap.conflicting_numbers)}"
+        completeness_reason = f"Coverage of the reference {complete:.2f} (mean over reference sentences)"
+        if overlap.recall is not None:
+            complete = (complete + overlap.recall) / 2
+            completeness_reason += f"; reference key terms in the answer {overlap.recall:.2f}"
         verdict = FactualAccuracyVerdict(
-            correctness=round(100.0 * float(correct.mean()), 4),
-            completeness=round(100.0 * float(complete.mean()), 4),
+            correctness=round(100.0 * correct, 4),
+            completeness=round(100.0 * complete, 4),
             consistency=None,
-            correctness_reason="Mean probability that each answer sentence is supported by the reference.",
-            completeness_reason="Mean probability that each reference sentence is covered by the answer.",
+            correctness_reason=correctness_reason + ".",
+            completeness_reason=completeness_reason + ".",
             consistency_reason="Not assessable offline.",
         )
         return Judgement(name="factual_accuracy", value=verdict)
