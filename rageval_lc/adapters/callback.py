@@ -5,6 +5,8 @@ return (``on_retriever_end``, nested runs included), the answer (the chain's out
 message or a dict) and an optional reference (the run's metadata, ``reference`` by default). When the
 root run ends it scores the sample — on a background worker by default, so the chain is not slowed,
 or inline with ``background=False`` — stores the result under the run id and hands it to the sinks.
+The worker waits for a quiet moment (no callback event for ``quiet_ms``, as while a chain waits for its
+model; at most ``max_delay_s``) so that scoring does not compete with a chain's own Python work.
 It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason.
 
 Example:
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -59,6 +62,8 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             string input is the question).
         answer: where the answer sits in the chain's output (a bare string or message is the answer).
         reference_key: the run-metadata key holding the reference answer.
+        quiet_ms: background mode: score once no callback event has come for this long (0: at once).
+        max_delay_s: background mode: score anyway once a run has waited this long for a quiet moment.
         **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ...
 
     Attributes:
@@ -80,6 +85,8 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         question: Source | None = None,
         answer: Source | None = None,
         reference_key: str = "reference",
+        quiet_ms: float = 2.0,
+        max_delay_s: float = 1.0,
         **options: Any,
     ) -> None:
         self.specs = parse_metrics(metrics)
@@ -89,6 +96,9 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         defaults = FieldMap()
         self.fields = FieldMap(question=question or defaults.question, response=answer or defaults.response)
         self.reference_key = reference_key
+        self.quiet_s = max(0.0, quiet_ms) / 1000.0
+        self.max_delay_s = max_delay_s
+        self._last_event = time.monotonic()
         self.results: dict[str, SampleResult] = {}
         self._lock = threading.RLock()
         self._root_of: dict[UUID, UUID] = {}
@@ -98,7 +108,15 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
 
     # --- bookkeeping ------------------------------------------------------------------------------
 
+    def _stamp(self, *args: Any, **kwargs: Any) -> None:
+        self._last_event = time.monotonic()
+
+    # model and tool events only mark activity (scoring waits for a quiet moment)
+    on_llm_start = on_chat_model_start = on_llm_end = on_llm_error = _stamp
+    on_tool_start = on_tool_end = on_tool_error = on_retriever_error = _stamp
+
     def _child(self, run_id: UUID, parent_run_id: UUID | None) -> None:
+        self._last_event = time.monotonic()
         with self._lock:
             root = self._root_of.get(parent_run_id) if parent_run_id is not None else None
             if root is not None and root in self._pending:
@@ -116,6 +134,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """A run without a known parent is a root: remember its input and metadata."""
+        self._last_event = time.monotonic()
         with self._lock:
             if parent_run_id is None or parent_run_id not in self._root_of:
                 self._root_of[run_id] = run_id
@@ -133,6 +152,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         """Keep the documents for the root run."""
+        self._last_event = time.monotonic()
         with self._lock:
             root = self._root_of.get(run_id) or (self._root_of.get(parent_run_id) if parent_run_id else None)
             if root is not None and root in self._pending:
@@ -155,6 +175,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             self._dispatch(run_id, collected, None, error)
 
     def _finish(self, run_id: UUID) -> _Collected | None:
+        self._last_event = time.monotonic()
         with self._lock:
             if self._root_of.get(run_id) != run_id:
                 return None
@@ -179,7 +200,21 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         with self._lock:
             self._futures.discard(future)
 
+    def _await_quiet(self) -> None:
+        """Wait (sleeping, so the chains keep the interpreter) until callbacks go quiet, or max_delay_s."""
+        if not self.quiet_s:
+            return
+        deadline = time.monotonic() + self.max_delay_s
+        while True:
+            now = time.monotonic()
+            idle = now - self._last_event
+            if idle >= self.quiet_s or now >= deadline:
+                return
+            time.sleep(min(self.quiet_s - idle, deadline - now) + 1e-4)
+
     def _score(self, run_id: UUID, collected: _Collected, outputs: Any, error: BaseException | None) -> None:
+        if self._executor is not None:
+            self._await_quiet()
         key = str(run_id)
         sample = None
         try:

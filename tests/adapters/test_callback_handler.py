@@ -239,3 +239,15 @@ def test_langsmith_feedback_through_the_real_client(monkeypatch: pytest.MonkeyPa
         (run_id, "context_precision_at_k", 1.0),
     ]
     assert feedback[0]["comment"].startswith("1 of 2 claims supported; unsupported: 'Cats can fly.'")
+
+
+def test_scoring_waits_for_quiet_at_most_max_delay() -> None:
+    sink = MemorySink()
+    # the chain never goes quiet for 10 s, so only the 50 ms cap lets the worker score
+    handler = RagEvalCallbackHandler(
+        ["faithfulness"], judge=CopyJudge(), sinks=[sink], quiet_ms=10_000, max_delay_s=0.05
+    )
+    rag_chain().invoke("Qq", config={"callbacks": [handler]})
+    assert handler.wait(timeout=30)
+    assert [r["scores"]["faithfulness"] for r in sink.records] == [0.5]
+    handler.close()
