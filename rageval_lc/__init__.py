@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
 from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
+from rageval_lc.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.errors import MissingDependencyError, RagevalError
 from rageval_lc.evaluators import REGISTRY, MetricSpec, SampleResult, evaluate_sample
 from rageval_lc.judges import LabelsJudge
@@ -42,6 +43,7 @@ __all__ = [
     "AgreementRecord",
     "AgreementReport",
     "EvaluationResult",
+    "EvaluationRun",
     "KeyReport",
     "KeyedSentences",
     "LabelsJudge",
@@ -58,8 +60,10 @@ __all__ = [
     "TraceLabels",
     "TraceScores",
     "__version__",
+    "aevaluate",
     "auroc",
     "build_documents",
+    "evaluate",
     "evaluate_sample",
     "judge_agreement",
     "load_ragbench",

@@ -59,6 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--relevance-normalizer", type=float, default=20.0, help="capstone mode's relevance denominator"
     )
     evaluate.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
+    evaluate.add_argument(
+        "--resume", action="store_true", help="keep the rows already in --out and score only the others"
+    )
+    evaluate.add_argument("--concurrency", type=int, default=1, help="rows scored at once (threads)")
+    evaluate.add_argument("--rpm", type=float, help="at most this many judge calls per minute")
+    evaluate.add_argument("--timeout", type=float, help="seconds before a judge call is abandoned (then retried)")
+    evaluate.add_argument(
+        "--retries", type=int, default=3, help="retries of a judge call after a timeout, 429 or 5xx (backoff)"
+    )
+    evaluate.add_argument("--cache-dir", type=Path, help="cache usable judgements here; a rerun reads them back")
     evaluate.add_argument("--strict", action="store_true", help="exit with status 1 if any row failed")
     evaluate.add_argument(
         "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
@@ -295,16 +305,30 @@ def _evaluate(args: argparse.Namespace) -> int:
         if not args.relevance_normalizer > 0:
             raise ValueError(f"--relevance-normalizer must be > 0. Got {args.relevance_normalizer}.")
         judge = _make_judge(args)
+        if args.resume and args.out is None:
+            raise ValueError("--resume needs --out (the file to resume).")
+        if args.concurrency < 1:
+            raise ValueError(f"--concurrency must be >= 1. Got {args.concurrency}.")
+        if args.rpm is not None and args.rpm <= 0:
+            raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
     except (ValueError, TypeError) as exc:
         print(f"rageval: error: {exc}", file=sys.stderr)
         return 2
     if args.dry_run:
         return _dry_run(args, judge)
+    from rageval_lc.engine import make_resilient
+    from rageval_lc.runner import completed_keys
+
+    judge = make_resilient(
+        judge, requests_per_minute=args.rpm, timeout_s=args.timeout, retries=args.retries, cache_dir=args.cache_dir
+    )
+    done = completed_keys(args.out) if args.resume else set()
 
     with ExitStack() as stack:
         source = stack.enter_context(args.input.open(encoding="utf-8"))
-        out: TextIO = stack.enter_context(args.out.open("w", encoding="utf-8")) if args.out else sys.stdout
-        progress = _progress_bar(args, stack)
+        mode = "a" if args.resume else "w"
+        out: TextIO = stack.enter_context(args.out.open(mode, encoding="utf-8")) if args.out else sys.stdout
+        progress = _progress_bar(args, stack, initial=len(done))
 
         def on_row(row: dict[str, Any]) -> None:
             if progress is not None:
@@ -322,6 +346,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             trace_mode=args.trace_mode,
             relevance_normalizer=args.relevance_normalizer,
             scoring_mode=args.scoring_mode,
+            concurrency=args.concurrency,
+            skip=done,
             on_row=on_row,
         )
     print(format_summary(report.summaries), file=sys.stderr)
@@ -336,7 +362,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             f"judge {judge.name}, {judgement}: {calls} model calls, {tokens:,} tokens ({kind}{per_call}).",
             file=sys.stderr,
         )
-    print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {len(report.failed)} failed.", file=sys.stderr)
+    resumed = f" ({report.skipped} already in {args.out.name}, kept)" if args.resume else ""
+    print(
+        f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {len(report.failed)} failed{resumed}.",
+        file=sys.stderr,
+    )
     return 1 if args.strict and report.failed else 0
 
 
@@ -370,7 +400,7 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     return 0
 
 
-def _progress_bar(args: argparse.Namespace, stack: ExitStack) -> Any:
+def _progress_bar(args: argparse.Namespace, stack: ExitStack, *, initial: int = 0) -> Any:
     show = sys.stderr.isatty() if args.progress is None else args.progress
     if not show:
         return None
@@ -378,7 +408,7 @@ def _progress_bar(args: argparse.Namespace, stack: ExitStack) -> Any:
 
     with args.input.open(encoding="utf-8") as handle:
         total = sum(1 for line in handle if line.strip())
-    return stack.enter_context(tqdm(total=total, unit="row", file=sys.stderr, desc="rageval"))
+    return stack.enter_context(tqdm(total=total, initial=initial, unit="row", file=sys.stderr, desc="rageval"))
 
 
 def _stderr(message: str) -> None:

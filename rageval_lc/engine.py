@@ -1,0 +1,195 @@
+"""The batch engine: score many samples with bounded concurrency, and never lose one.
+
+:func:`evaluate` scores samples on worker threads (``concurrency`` at a time), through a
+:class:`~rageval_lc.resilience.ResilientJudge` (rate limit, per-call timeout, retries with backoff, disk
+cache), with the judgements of each sample shared across its metrics. A sample that cannot be scored
+becomes a result whose statuses are ``error`` with the reason; the run goes on. Threads, not an event
+loop: it is safe to call from inside a running loop (a notebook, a web server), and :func:`aevaluate`
+awaits it without blocking the loop.
+
+Example:
+    >>> from rageval_lc.schema import RagSample
+    >>> samples = [RagSample(id=str(i), question="Q?", contexts=["A. B."], response="A.",
+    ...                      labels={"all_relevant_sentence_keys": ["0a"], "unsupported_response_sentence_keys": []})
+    ...            for i in range(3)]
+    >>> run = evaluate(samples, "trace", judge="labels", concurrency=2)
+    >>> [r.id for r in run.results], run.summary("adherence").mean
+    (['0', '1', '2'], 1.0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
+from rageval_lc.report import ScoreSummary, summarize
+from rageval_lc.schema import RagSample
+
+__all__ = ["EvaluationRun", "aevaluate", "evaluate", "make_resilient", "scored_as_completed"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def scored_as_completed(items: Iterable[T], score: Callable[[T], R], *, concurrency: int = 1) -> Iterator[tuple[T, R]]:
+    """Yield ``(item, score(item))`` as each finishes, at most ``concurrency`` at a time.
+
+    Items are read lazily (a bounded window is in flight), so a huge input is never held whole.
+    ``score`` must not raise (wrap failures into results); concurrency 1 runs in the caller's thread.
+    """
+    if concurrency < 1:
+        msg = f"concurrency must be >= 1. Got {concurrency}."
+        raise ValueError(msg)
+    if concurrency == 1:
+        for item in items:
+            yield item, score(item)
+        return
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rageval-row") as pool:
+        pending: dict[Future[R], T] = {}
+        for item in items:
+            pending[pool.submit(score, item)] = item
+            if len(pending) >= 2 * concurrency:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
+
+
+def make_resilient(
+    judge: Any,
+    *,
+    requests_per_minute: float | None = None,
+    timeout_s: float | None = None,
+    retries: int = 3,
+    backoff_s: float = 1.0,
+    cache_dir: str | Path | None = None,
+) -> Any:
+    """The judge (a judge, a name, an LM or a chat model) wrapped in a :class:`ResilientJudge`."""
+    from rageval_lc.adapters.common import resolve_judge
+    from rageval_lc.resilience import ResilientJudge
+
+    resolved = judge if hasattr(judge, "supports") else resolve_judge(judge)
+    if isinstance(resolved, ResilientJudge):
+        return resolved
+    return ResilientJudge(
+        resolved,
+        requests_per_minute=requests_per_minute,
+        timeout_s=timeout_s,
+        retries=retries,
+        backoff_s=backoff_s,
+        cache=cache_dir,
+    )
+
+
+@dataclass
+class EvaluationRun:
+    """What :func:`evaluate` returns: one result per sample, in input order, and the summaries."""
+
+    results: list[SampleResult] = field(default_factory=list)
+    summaries: list[ScoreSummary] = field(default_factory=list)
+    failed: int = 0
+
+    def summary(self, score: str) -> ScoreSummary:
+        """The summary of one score (mean over ``ok`` rows; undetermined and error rows counted apart)."""
+        for summary in self.summaries:
+            if summary.name == score:
+                return summary
+        msg = f"No score {score!r} in this run. Scores: {', '.join(s.name for s in self.summaries)}."
+        raise KeyError(msg)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The results as ``rageval evaluate`` writes them."""
+        return [result.to_row() for result in self.results]
+
+
+def evaluate(
+    samples: Iterable[RagSample],
+    metrics: str | Sequence[str] = ("trace",),
+    *,
+    judge: Any = None,
+    concurrency: int = 4,
+    requests_per_minute: float | None = None,
+    timeout_s: float | None = None,
+    retries: int = 3,
+    backoff_s: float = 1.0,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+    on_result: Callable[[SampleResult], None] | None = None,
+    **options: Any,
+) -> EvaluationRun:
+    """Score samples on metrics, concurrently and resiliently.
+
+    Args:
+        samples: the samples (any iterable; read lazily).
+        metrics: metric names or a comma-separated string.
+        judge: a judge, a judge name (``"local"``, ``"labels"``, ``"dspy:<model>"``), a ``dspy.LM`` or a
+            LangChain chat model; None: the offline judge.
+        concurrency: samples scored at once (threads).
+        requests_per_minute, timeout_s, retries, backoff_s, cache_dir: see
+            :class:`~rageval_lc.resilience.ResilientJudge`.
+        progress: show a progress bar on stderr.
+        on_result: called with each result as it completes (in completion order).
+        **options: ``scoring_mode``, ``trace_mode``, ``relevance_normalizer``, ``embeddings``.
+
+    Raises:
+        ValueError: If a metric is unknown or ``concurrency`` < 1 (before any sample is scored).
+    """
+    specs = parse_metrics(metrics)
+    names = [s.name for s in specs]
+    resilient = make_resilient(
+        judge,
+        requests_per_minute=requests_per_minute,
+        timeout_s=timeout_s,
+        retries=retries,
+        backoff_s=backoff_s,
+        cache_dir=cache_dir,
+    )
+
+    def score(item: tuple[int, Any]) -> SampleResult:
+        _, sample = item
+        try:
+            return evaluate_sample(sample, names, judge=resilient, **options)
+        except Exception as exc:  # one bad sample must not end the run
+            return SampleResult.failed(getattr(sample, "id", None), specs, exc)
+
+    bar = _progress(progress, samples)
+    by_index: dict[int, SampleResult] = {}
+    try:
+        for (index, _), result in scored_as_completed(enumerate(samples), score, concurrency=concurrency):
+            by_index[index] = result
+            if on_result is not None:
+                on_result(result)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    results = [by_index[i] for i in sorted(by_index)]
+    rows = [{"status": r.to_row()["status"], "scores": r.scores()} for r in results]
+    failed = sum(1 for r in results if "error" in r.details)
+    return EvaluationRun(results=results, summaries=summarize(rows), failed=failed)
+
+
+async def aevaluate(
+    samples: Iterable[RagSample], metrics: str | Sequence[str] = ("trace",), **kwargs: Any
+) -> EvaluationRun:
+    """:func:`evaluate` from async code: runs on a worker thread, so the event loop is never blocked."""
+    samples = list(samples)
+    return await asyncio.to_thread(evaluate, samples, metrics, **kwargs)
+
+
+def _progress(show: bool, samples: Iterable[Any]) -> Any:
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    total = len(samples) if isinstance(samples, Sequence) else None
+    return tqdm(total=total, unit="sample", desc="rageval")

@@ -1,0 +1,262 @@
+"""A judge wrapper for long runs: rate limit, per-call timeout, retries with backoff, and a disk cache.
+
+:class:`ResilientJudge` wraps any judge. Each judgement call waits for the requests-per-minute budget,
+runs with a timeout, is retried with exponential backoff when it fails for a transient reason (a
+timeout, HTTP 429 or 5xx, a dropped connection), and ends as an ``error`` Judgement — never an
+exception — when it keeps failing. With a cache, a usable judgement is stored on disk under a key made
+of the judge's identity (its name and, for DSPy judges, its compiled prompts), the judgement and its
+inputs: the same call in a later run is read back instead of being made again.
+
+Example:
+    >>> from rageval_lc.judges import LabelsJudge
+    >>> judge = ResilientJudge(LabelsJudge(), retries=2)
+    >>> judge.name, "trace_labels" in judge.supports
+    ('labels', True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from rageval_lc.judges import base
+from rageval_lc.judges.base import JUDGEMENTS, Judge, Judgement, JudgeUsage
+from rageval_lc.schema import RagSample, TraceLabels
+
+__all__ = ["JudgeCache", "RateLimiter", "ResilientJudge", "is_transient"]
+
+_TRANSIENT = re.compile(
+    r"time(?:d)?[ -]?out|rate.?limit|\b429\b|too many requests|\b5\d\d\b|internal server error|service unavailable|"
+    r"bad gateway|gateway time|overloaded|connection (?:error|reset|refused|aborted)|apiconnectionerror|"
+    r"temporarily unavailable",
+    re.I,
+)
+
+#: What each judgement's value is, for reading cached judgements back.
+VALUE_TYPES: dict[str, Any] = {
+    "trace_labels": TraceLabels,
+    "extract_claims": list[str],
+    "verify_claims": list[base.ClaimVerdict],
+    "context_relevance": list[base.ContextVerdict],
+    "attribute_reference": list[base.StatementVerdict],
+    "generate_questions": list[str],
+    "rate_answer_relevance": base.RubricScore,
+    "factual_accuracy": base.FactualAccuracyVerdict,
+    "classify_answer": base.AnswerLabel,
+    "assess_reference": base.ReferenceAssessment,
+    "assess_all": base.FullAssessment,
+}
+
+
+def is_transient(reason: str) -> bool:
+    """True for failures worth retrying: timeouts, rate limits (429), server errors (5xx), dropped connections.
+
+    Example:
+        >>> is_transient("RateLimitError: 429 Too Many Requests"), is_transient("AuthenticationError: bad key")
+        (True, False)
+    """
+    return bool(_TRANSIENT.search(reason))
+
+
+class RateLimiter:
+    """At most ``per_minute`` acquisitions in any 60-second window (thread-safe; sleeps when over)."""
+
+    def __init__(self, per_minute: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if per_minute <= 0:
+            msg = f"requests per minute must be > 0. Got {per_minute}."
+            raise ValueError(msg)
+        self.per_minute = per_minute
+        self._clock = clock
+        self._times: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def acquire(self) -> None:
+        """Block until a request may be made, then count it."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                while self._times and now - self._times[0] >= 60.0:
+                    self._times.popleft()
+                if len(self._times) < self.per_minute:
+                    self._times.append(now)
+                    return
+                wait = 60.0 - (now - self._times[0])
+            time.sleep(max(wait, 0.001))
+
+
+class JudgeCache:
+    """Usable judgements on disk, one JSON file per key (safe across processes: written atomically)."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str, judgement: str) -> Judgement[Any] | None:
+        """The cached judgement, or None (an unreadable entry counts as absent)."""
+        path = self._path(key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            value = TypeAdapter(VALUE_TYPES[judgement]).validate_python(data["value"])
+            cached = Judgement[Any](**{**data, "value": value, "usage": JudgeUsage()})
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return cached.model_copy(update={"notes": {**cached.notes, "cached": True}})
+
+    def put(self, key: str, judgement: Judgement[Any]) -> None:
+        """Store a usable judgement (others are not cached: they may succeed next time)."""
+        if not judgement.ok:
+            return
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{threading.get_ident()}.tmp")
+        temporary.write_text(judgement.model_dump_json(), encoding="utf-8")
+        temporary.replace(path)
+
+
+class ResilientJudge:
+    """Wraps a judge with a rate limit, a per-call timeout, retries with backoff and a disk cache.
+
+    Args:
+        judge: the judge to wrap.
+        requests_per_minute: the most judgement calls started per minute (None: no limit).
+        timeout_s: give up on a call after this long (None: wait); the call is then retried if retries remain.
+        retries: extra attempts after a transient failure.
+        backoff_s: the first wait before a retry; doubled each time (with a little jitter).
+        cache: a :class:`JudgeCache`, or a directory for one (None: no cache).
+    """
+
+    def __init__(
+        self,
+        judge: Judge,
+        *,
+        requests_per_minute: float | None = None,
+        timeout_s: float | None = None,
+        retries: int = 3,
+        backoff_s: float = 1.0,
+        cache: JudgeCache | str | Path | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.judge = judge
+        self.limiter = RateLimiter(requests_per_minute) if requests_per_minute else None
+        self.timeout_s = timeout_s
+        self.retries = max(0, retries)
+        self.backoff_s = backoff_s
+        self.cache = JudgeCache(cache) if isinstance(cache, (str, Path)) else cache
+        self._sleep = sleep
+        self._identity = _identity(judge)
+        self._pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="rageval-judge") if timeout_s else None
+
+    @property
+    def name(self) -> str:
+        """The wrapped judge's name."""
+        return self.judge.name
+
+    @property
+    def supports(self) -> frozenset[str]:
+        """The wrapped judge's judgements."""
+        return self.judge.supports
+
+    def __getattr__(self, attribute: str) -> Any:
+        inner = getattr(self.judge, attribute)
+        if attribute in JUDGEMENTS and callable(inner):
+            return lambda *args, **kwargs: self._call(attribute, inner, args, kwargs)
+        return inner
+
+    def _call(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
+        key = self._key(name, args, kwargs) if self.cache is not None else None
+        if key is not None:
+            cached = self.cache.get(key, name)  # type: ignore[union-attr]
+            if cached is not None:
+                return cached
+        usage = JudgeUsage()
+        attempt = 0
+        while True:
+            attempt += 1
+            if self.limiter is not None:
+                self.limiter.acquire()
+            judgement = self._attempt(name, method, args, kwargs)
+            usage += judgement.usage
+            transient = judgement.status == "error" and is_transient(judgement.reason)
+            if not transient or attempt > self.retries:
+                break
+            delay = self.backoff_s * 2 ** (attempt - 1)
+            self._sleep(delay * (1.0 + 0.1 * ((attempt * 7919) % 10) / 10))
+        notes = {**judgement.notes, "calls_attempted": attempt} if attempt > 1 else judgement.notes
+        result = judgement.model_copy(update={"usage": usage, "notes": notes})
+        if key is not None:
+            self.cache.put(key, result)  # type: ignore[union-attr]
+        return result
+
+    def _attempt(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
+        try:
+            if self._pool is None:
+                return method(*args, **kwargs)
+            future = self._pool.submit(method, *args, **kwargs)
+            try:
+                return future.result(timeout=self.timeout_s)
+            except FutureTimeout:
+                if not future.done():  # ours, not a TimeoutError the judge raised
+                    reason = f"TimeoutError: the {name!r} judgement timed out after {self.timeout_s:g} s"
+                    return Judgement(name=name, status="error", reason=reason)
+                raise
+        except (TimeoutError, ConnectionError) as exc:  # transport failures: retried
+            reason = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            if not is_transient(reason):
+                raise  # bad input or a broken judge: the caller reports it (a failed row), no retry
+        return Judgement(name=name, status="error", reason=reason)
+
+    def _key(self, name: str, args: tuple, kwargs: dict) -> str:
+        payload = json.dumps([self._identity, name, [_plain(a) for a in args], _plain(kwargs)], sort_keys=True)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def planned_calls(self, judgement: str) -> int:
+        """As the wrapped judge (before retries)."""
+        return self.judge.planned_calls(judgement)
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        """TRACe labels through the wrapper."""
+        return self._call("trace_labels", self.judge.trace_labels, (sample,), {})
+
+
+def _identity(judge: Any) -> str:
+    """The judge's name plus whatever shapes its prompts (a DSPy judge's module state)."""
+    parts: list[Any] = [getattr(judge, "name", type(judge).__name__), type(judge).__name__]
+    modules = getattr(judge, "modules", None)
+    if isinstance(modules, dict):
+        try:
+            parts.append({k: m.dump_state() for k, m in modules.items()})
+        except Exception:
+            parts.append(sorted(modules))
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, RagSample):
+        return value.model_dump(mode="json", exclude={"id", "metadata"})
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
