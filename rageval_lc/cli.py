@@ -125,6 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
 
+    report = commands.add_parser(
+        "report",
+        help="summarise a results file; --html writes a self-contained report",
+        description="Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html "
+        "write one self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures).",
+    )
+    report.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
+    report.add_argument("--html", type=Path, help="write the HTML report here")
+    report.add_argument("--title", help="the report's title (default: the file name)")
+    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list")
+
     commands.add_parser(
         "quickstart",
         help="score the bundled RAGBench samples offline and print a table",
@@ -165,7 +176,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _agreement(args)
     if args.command == "rgb":
         return _rgb_score(args) if args.rgb_command == "score" else _rgb_run(args)
+    if args.command == "report":
+        return _report(args)
     return _evaluate(args)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rageval_lc.html_report import render_html
+    from rageval_lc.report import format_summary, summarize
+
+    if not args.results.is_file():
+        print(f"rageval: error: results file not found: {args.results}", file=sys.stderr)
+        return 2
+    rows, bad = [], 0
+    for line in args.results.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(row, dict) and isinstance(row.get("status"), dict):
+            rows.append(row)
+        else:
+            bad += 1
+    if not rows:
+        print(f"rageval: error: no result rows in {args.results}", file=sys.stderr)
+        return 2
+    print(format_summary(summarize(rows)))
+    if bad:
+        print(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).", file=sys.stderr)
+    if args.html:
+        args.html.write_text(render_html(rows, title=args.title or args.results.name, worst=args.worst), "utf-8")
+        print(f"HTML report: {args.html}", file=sys.stderr)
+    return 0
 
 
 def _rgb_score(args: argparse.Namespace) -> int:

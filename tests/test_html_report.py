@@ -1,0 +1,56 @@
+"""`rageval report`: the summary on stdout and a self-contained, escaped HTML page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from rageval_lc.cli import main
+from rageval_lc.html_report import render_html
+
+ROWS = [
+    {
+        "id": "covidqa_validation:1:gpt",
+        "scores": {"context_relevance": 0.5, "context_utilization": 0.25, "completeness": 0.5, "adherence": 1.0,
+                   "average": 0.5625},
+        "status": {"context_relevance": "ok", "context_utilization": "ok", "completeness": "ok", "adherence": "ok",
+                   "average": "ok"},
+        "reason": {"context_utilization": "1 utilized sentence over 4.", "completeness": "1 of 2 used.",
+                   "adherence": "All supported."},
+    },
+    {
+        "id": "hotpotqa_validation:2:gpt",
+        "scores": {"context_relevance": 0.1, "context_utilization": 0.0, "completeness": 0.0, "adherence": None,
+                   "average": None},
+        "status": {"context_relevance": "ok", "context_utilization": "ok", "completeness": "ok",
+                   "adherence": "undetermined", "average": "undetermined"},
+        "reason": {"adherence": "No verdict for b <script>alert(1)</script>", "average": "Needs all four."},
+    },
+]  # fmt: skip
+
+
+def test_render_html_is_self_contained_and_escaped() -> None:
+    page = render_html(ROWS, title="run <1>")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "<script" not in page and "&lt;script&gt;" in page and "run &lt;1&gt;" in page
+    assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
+    for heading in ("Summary", "TRACe profile", "Score distributions", "Worst rows by average", "Undetermined"):
+        assert heading in page
+    # per-dataset bars of the TRACe profile, named without the split suffix
+    assert "covidqa context_relevance: 0.500" in page and "hotpotqa context_relevance: 0.100" in page
+    # the undetermined adherence is counted, not drawn as a zero
+    assert "hotpotqa adherence" not in page
+
+
+def test_report_command(tmp_path: Path, capsys) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(json.dumps(r) for r in ROWS) + "\nnot json\n", encoding="utf-8")
+    page = tmp_path / "report.html"
+    assert main(["report", str(results), "--html", str(page), "--title", "demo"]) == 0
+    captured = capsys.readouterr()
+    assert "context_relevance    0.300   2" in captured.out  # mean of 0.5 and 0.1 over 2 ok rows
+    assert "adherence            1.000   1             1" in captured.out
+    assert "1 line skipped" in captured.err
+    assert "<title>demo</title>" in page.read_text(encoding="utf-8")
+    assert main(["report", str(tmp_path / "missing.jsonl")]) == 2
