@@ -30,7 +30,7 @@ from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.report import ScoreSummary, summarize
 from rageval_lc.schema import RagSample
 
-__all__ = ["EvaluationRun", "aevaluate", "evaluate", "make_resilient", "scored_as_completed"]
+__all__ = ["EvaluationRun", "aevaluate", "evaluate", "make_resilient", "prepared", "scored_as_completed"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -61,6 +61,32 @@ def scored_as_completed(items: Iterable[T], score: Callable[[T], R], *, concurre
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
+
+
+def prepared(items: Iterable[T], judge: Any, sample_of: Callable[[T], Any], *, chunk: int = 256) -> Iterator[T]:
+    """Yield ``items``, first letting the judge prepare each chunk (``judge.prepare(samples)``, when it has one:
+    the local judge encodes a chunk's texts in one batched pass). Preparation failures are ignored."""
+    prepare = getattr(judge, "prepare", None)
+    if not callable(prepare):
+        yield from items
+        return
+    buffer: list[T] = []
+
+    def flush() -> Iterator[T]:
+        samples = [s for s in (sample_of(item) for item in buffer) if isinstance(s, RagSample)]
+        try:
+            if samples:
+                prepare(samples)
+        except Exception:
+            pass
+        yield from buffer
+        buffer.clear()
+
+    for item in items:
+        buffer.append(item)
+        if len(buffer) >= chunk:
+            yield from flush()
+    yield from flush()
 
 
 def make_resilient(
@@ -163,7 +189,8 @@ def evaluate(
     bar = _progress(progress, samples)
     by_index: dict[int, SampleResult] = {}
     try:
-        for (index, _), result in scored_as_completed(enumerate(samples), score, concurrency=concurrency):
+        items = prepared(enumerate(samples), resilient, lambda item: item[1])
+        for (index, _), result in scored_as_completed(items, score, concurrency=concurrency):
             by_index[index] = result
             if on_result is not None:
                 on_result(result)

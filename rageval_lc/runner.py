@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rageval_lc.datasets.rows import sample_from_row
-from rageval_lc.engine import scored_as_completed
+from rageval_lc.engine import prepared, scored_as_completed
 from rageval_lc.evaluators import RAGAS_FAMILY, SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.trace import TraceMode
@@ -141,7 +141,14 @@ def evaluate_lines(
             failure = FailedRow(line=line_no, id=sample_id, reason=f"{type(exc).__name__}: {exc}")
             return SampleResult.failed(sample_id, specs, exc), failure
 
-    for (line_no, _), (result, failure) in scored_as_completed(rows(), score, concurrency=concurrency):
+    def sample_of(item: tuple[int, str]) -> Any:
+        try:
+            return sample_from_row(json.loads(item[1]))
+        except Exception:
+            return None
+
+    items = prepared(rows(), judge, sample_of)
+    for (line_no, _), (result, failure) in scored_as_completed(items, score, concurrency=concurrency):
         if failure is not None:
             report.failed.append(failure)
         output = {"id": result.id, "line": line_no, **result.to_row()}

@@ -189,6 +189,19 @@ class LocalJudge:
         features = self.features(question, keyed, " ".join(statements))
         return self.params.support.predict(features.support) if statements else np.zeros(0)
 
+    def prepare(self, samples: Sequence[RagSample]) -> None:
+        """Encode every text the TRACe labelling of ``samples`` needs in one batched pass.
+
+        Texts sorted by length pad little, so a batch run that calls this per chunk of samples encodes
+        far faster than sample by sample; the per-sample calls then read the cache.
+        """
+        texts: list[str] = []
+        for sample in samples:
+            keyed = sample.sentences
+            texts += [sample.question, sample.response]
+            texts += [text for doc in keyed.documents for _, text in doc] + [text for _, text in keyed.response]
+        self.encoder.encode(list(dict.fromkeys(texts)))
+
     # --- judgements ------------------------------------------------------------------------------
 
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:

@@ -179,3 +179,15 @@ def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
         assert {r.status for r in result.results.values()} == {"ok"}
         for name, score in result.scores().items():
             assert 0.0 <= score <= 1.0, name
+
+
+def test_prepare_encodes_a_chunk_once_so_scoring_reads_the_cache(fake_judge: LocalJudge) -> None:
+    from rageval_lc.engine import prepared
+
+    batch = [SAMPLE.model_copy(update={"question": f"Where is it? ({i})"}) for i in range(4)]
+    items = list(prepared(batch, fake_judge, lambda s: s, chunk=3))
+    assert items == batch
+    before = fake_judge.encoder.misses
+    for sample in batch:
+        fake_judge.trace_labels(sample)
+    assert fake_judge.encoder.misses == before  # every text was encoded by prepare
