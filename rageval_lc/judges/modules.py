@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -189,6 +191,32 @@ def _reported_tokens(tracker: Any) -> tuple[int | None, int | None]:
     return prompt, completion
 
 
+class CachingChatAdapter(dspy.ChatAdapter):
+    """DSPy's ChatAdapter with the system message cached per Signature class.
+
+    The system message (field descriptions, field structure, instructions) depends on the Signature
+    alone, yet building it dominates the adapter's CPU time (pydantic schemas for every typed field).
+    A compiled Signature with new instructions is a new class, hence a new entry.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._system_messages: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def format_system_message(self, signature: type[dspy.Signature]) -> str:
+        with self._lock:
+            cached = self._system_messages.get(signature)
+        if cached is None:
+            cached = super().format_system_message(signature)
+            with self._lock:
+                self._system_messages[signature] = cached
+        return cached
+
+
+_ADAPTER = CachingChatAdapter()
+
+
 def run_judgement(
     name: str,
     module: dspy.Module,
@@ -233,7 +261,8 @@ def run_judgement(
         callbacks = [*(dspy.settings.get("callbacks") or []), counter]
         failure: Exception | None = None
         prediction = None
-        with dspy.context(lm=lm, callbacks=callbacks), dspy.track_usage() as tracker:
+        adapter = dspy.settings.adapter or _ADAPTER  # a user's own adapter wins
+        with dspy.context(lm=lm, callbacks=callbacks, adapter=adapter), dspy.track_usage() as tracker:
             try:
                 prediction = module(**inputs, config=config) if config else module(**inputs)
             except AdapterParseError as exc:

@@ -282,3 +282,18 @@ def test_runner_totals_the_judge_usage() -> None:
     assert report.usage["trace_labels"]["calls"] == 2
     assert report.usage["trace_labels"]["estimated_tokens"] > 200
     assert report.summaries[0].name == "context_relevance" and report.summaries[0].mean == 0.2
+
+
+def test_the_caching_adapter_sends_the_same_prompt_as_dspys() -> None:
+    import dspy
+
+    from rageval_lc.judges.modules import CachingChatAdapter
+    from rageval_lc.judges.signatures import SIGNATURES
+
+    caching = CachingChatAdapter()
+    for signature in SIGNATURES.values():
+        expected = dspy.ChatAdapter().format_system_message(signature)
+        assert caching.format_system_message(signature) == expected
+        assert caching.format_system_message(signature) == expected  # from the cache
+    renamed = SIGNATURES["trace_labels"].with_instructions("Label the sentences.")
+    assert "Label the sentences." in caching.format_system_message(renamed)  # a compiled signature: a new entry
