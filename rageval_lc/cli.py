@@ -185,8 +185,7 @@ def _report(args: argparse.Namespace) -> int:
     from rageval_lc.html_report import render_html
     from rageval_lc.report import format_summary, summarize
 
-    if not args.results.is_file():
-        print(f"rageval: error: results file not found: {args.results}", file=sys.stderr)
+    if _missing(args.results, "results"):
         return 2
     rows, bad = [], 0
     for line in args.results.read_text(encoding="utf-8").splitlines():
@@ -216,8 +215,7 @@ def _report(args: argparse.Namespace) -> int:
 def _rgb_score(args: argparse.Namespace) -> int:
     from rageval_lc.metrics.rgb import score_rgb
 
-    if not args.input.is_file():
-        print(f"rageval: error: input file not found: {args.input}", file=sys.stderr)
+    if _missing(args.input, "input"):
         return 2
     rows = []
     with args.input.open(encoding="utf-8") as handle:
@@ -273,8 +271,7 @@ def _rgb_run(args: argparse.Namespace) -> int:
     from rageval_lc.datasets.rgb import load_rgb
     from rageval_lc.rgb_benchmark import run_rgb
 
-    if not args.data.is_file():
-        print(f"rageval: error: RGB file not found: {args.data}", file=sys.stderr)
+    if _missing(args.data, "RGB"):
         return 2
     module_name, _, attribute = args.system.partition(":")
     try:
@@ -313,8 +310,7 @@ def _rgb_run(args: argparse.Namespace) -> int:
 def _agreement(args: argparse.Namespace) -> int:
     from rageval_lc.agreement import agreement_run, format_agreement
 
-    if not args.input.is_file():
-        print(f"rageval: error: input file not found: {args.input}", file=sys.stderr)
+    if _missing(args.input, "input"):
         return 2
     try:
         judge = _make_judge(args)
@@ -340,8 +336,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from rageval_lc.report import format_reference_view, format_summary
     from rageval_lc.runner import evaluate_lines
 
-    if not args.input.is_file():
-        print(f"rageval: error: input file not found: {args.input}", file=sys.stderr)
+    if _missing(args.input, "input"):
         return 2
     try:
         from rageval_lc.evaluators import parse_metrics
@@ -454,6 +449,14 @@ def _progress_bar(args: argparse.Namespace, stack: ExitStack, *, initial: int = 
     with args.input.open(encoding="utf-8") as handle:
         total = sum(1 for line in handle if line.strip())
     return stack.enter_context(tqdm(total=total, initial=initial, unit="row", file=sys.stderr, desc="rageval"))
+
+
+def _missing(path: Path, what: str) -> bool:
+    """Say so on stderr and return True when ``path`` is not a file."""
+    if path.is_file():
+        return False
+    print(f"rageval: error: {what} file not found: {path}", file=sys.stderr)
+    return True
 
 
 def _stderr(message: str) -> None:

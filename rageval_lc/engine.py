@@ -99,10 +99,10 @@ def make_resilient(
     cache_dir: str | Path | None = None,
 ) -> Any:
     """The judge (a judge, a name, an LM or a chat model) wrapped in a :class:`ResilientJudge`."""
-    from rageval_lc.adapters.common import resolve_judge
+    from rageval_lc.judges.factory import resolve_judge
     from rageval_lc.resilience import ResilientJudge
 
-    resolved = judge if hasattr(judge, "supports") else resolve_judge(judge)
+    resolved = resolve_judge(judge)
     if isinstance(resolved, ResilientJudge):
         return resolved
     return ResilientJudge(

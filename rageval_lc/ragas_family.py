@@ -199,8 +199,7 @@ def score_ragas(ctx: SampleJudgements) -> Scored:
     }
     components: dict[str, float | None] = {}
     for name, scorer in parts.items():
-        with ctx.consumer("ragas_score"):
-            results, _ = scorer(ctx)  # the judgements are shared; only the arithmetic is repeated
+        results, _ = scorer(ctx)  # the judgements are shared; only the arithmetic is repeated
         components[name] = results[name].score
     weights = ctx.options.ragas_weights
     score = ragas_score(components, weights)

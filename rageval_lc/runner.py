@@ -66,7 +66,7 @@ class RunReport:
             total["estimated_tokens"] += used.get("estimated_tokens") or 0
 
 
-def row_key(row: Any, line_no: int) -> str:
+def row_key(line_no: int) -> str:
     """How ``--resume`` recognises a row: its input line number (ids may repeat — RAGBench's do — or be absent)."""
     return f"line:{line_no}"
 
@@ -111,7 +111,7 @@ def evaluate_lines(
         for line_no, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
-            if skip and row_key(None, line_no) in skip:
+            if skip and row_key(line_no) in skip:
                 report.skipped += 1
                 continue
             yield line_no, line
@@ -191,5 +191,5 @@ def completed_keys(path: Path) -> set[str]:
         except ValueError:
             continue
         if isinstance(row, dict) and isinstance(row.get("line"), int):
-            keys.add(row_key(row, row["line"]))
+            keys.add(row_key(row["line"]))
     return keys

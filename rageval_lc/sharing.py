@@ -160,8 +160,10 @@ class SampleJudgements:
         """The embedding scorer: the options', the local judge's model, or the packaged model."""
         if self.options.embeddings is not None:
             return self.options.embeddings
+        from rageval_lc.judges.encoder import CachedEncoder  # numpy only; loads no model
+
         encoder = getattr(self.judge, "encoder", None)
-        if encoder is not None and type(encoder).__name__ == "CachedEncoder":
+        if isinstance(encoder, CachedEncoder):
             from rageval_lc.judges.embeddings import EmbeddingScorer
 
             return EmbeddingScorer(encoder=encoder)

@@ -32,7 +32,7 @@ __all__ = [
 _WHERE = {
     "FieldMap": "rageval_lc.adapters.common",
     "MetricScorer": "rageval_lc.adapters.common",
-    "resolve_judge": "rageval_lc.adapters.common",
+    "resolve_judge": "rageval_lc.judges.factory",
     "RagEvaluator": "rageval_lc.adapters.langchain",
     "dspy_metric": "rageval_lc.adapters.dspy_metrics",
     "langsmith_evaluator": "rageval_lc.adapters.langsmith",

@@ -31,9 +31,10 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from rageval_lc.adapters.common import FieldMap, Source, resolve_judge
+from rageval_lc.adapters.common import FieldMap, Source
 from rageval_lc.adapters.sinks import CallableSink, Sink
 from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
+from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.schema import MetricResult
 
 __all__ = ["RagEvalCallbackHandler"]
@@ -54,7 +55,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
 
     Args:
         metrics: metric names (or a comma-separated string).
-        judge: see :func:`~rageval_lc.adapters.common.resolve_judge` (None: the offline judge).
+        judge: see :func:`~rageval_lc.judges.factory.resolve_judge` (None: the offline judge).
         sinks: where results go besides :attr:`results` (sinks, or functions of the record).
         background: score on a worker thread (default) or inline, before the chain's call returns.
         max_workers: worker threads in background mode.

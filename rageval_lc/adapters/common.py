@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from rageval_lc.evaluators import MetricSpec, SampleResult, evaluate_sample, get_metric
-from rageval_lc.judges.base import Judge
+from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.schema import MetricResult, RagSample
 
 __all__ = ["FieldMap", "MetricScorer", "resolve_judge"]
@@ -132,33 +131,6 @@ def _contexts(value: Any) -> list[Any]:
     if isinstance(value, (str, bytes, Mapping)) or hasattr(value, "page_content"):
         return [value]
     return list(value)
-
-
-@lru_cache(maxsize=1)
-def _local_judge() -> Judge:
-    from rageval_lc.judges.local import LocalJudge
-
-    return LocalJudge()
-
-
-def resolve_judge(judge: Any = None) -> Judge:
-    """A judge from what integrations accept.
-
-    None → the offline local judge (one per process); ``"local"``, ``"labels"`` or ``"dspy:<model id>"``
-    → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain chat model → a
-    :class:`~rageval_lc.judges.DspyJudge` on it; a judge → itself.
-    """
-    if judge is None or judge == "local":
-        return _local_judge()
-    if isinstance(judge, str):
-        from rageval_lc.judges.factory import make_judge
-
-        return make_judge(judge)
-    if hasattr(judge, "supports") and hasattr(judge, "name"):
-        return judge
-    from rageval_lc.judges.dspy_judge import DspyJudge
-
-    return DspyJudge(judge)
 
 
 class MetricScorer:

@@ -38,7 +38,7 @@ def dspy_metric(
 
     Args:
         metric: the metric name (``faithfulness``, ``trace``, ...).
-        judge: see :func:`~rageval_lc.adapters.common.resolve_judge` (None: the offline judge).
+        judge: see :func:`~rageval_lc.judges.factory.resolve_judge` (None: the offline judge).
         score: which of the metric's scores to return (default: the one that stands for it, e.g. TRACe's
             ``average``).
         threshold: the pass mark while bootstrapping.

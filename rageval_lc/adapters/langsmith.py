@@ -44,7 +44,7 @@ def langsmith_evaluator(
 
     Args:
         metric: the metric name.
-        judge: see :func:`~rageval_lc.adapters.common.resolve_judge` (None: the offline judge).
+        judge: see :func:`~rageval_lc.judges.factory.resolve_judge` (None: the offline judge).
         form: ``"outputs"`` for ``(inputs, outputs, reference_outputs)``, ``"run"`` for ``(run, example)``.
         fields: where the question, contexts, answer and reference sit (see :class:`FieldMap`).
         **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ...

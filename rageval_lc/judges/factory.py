@@ -12,12 +12,13 @@ Example:
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import Any
 
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.labels import LabelsJudge
 
-__all__ = ["JUDGE_CHOICES", "make_judge"]
+__all__ = ["JUDGE_CHOICES", "make_judge", "resolve_judge"]
 
 JUDGE_CHOICES = "'labels', 'local' or 'dspy:<model id>'"
 
@@ -69,3 +70,28 @@ def make_judge(
         return DspyJudge(model, api_base=api_base, api_key=api_key, max_retries=max_retries, **kwargs)
     msg = f"Unknown judge {spec!r}. Use {JUDGE_CHOICES} (e.g. 'dspy:openai/gpt-4o-mini')."
     raise ValueError(msg)
+
+
+@lru_cache(maxsize=1)
+def _local_judge() -> Judge:
+    from rageval_lc.judges.local import LocalJudge
+
+    return LocalJudge()
+
+
+def resolve_judge(judge: Any = None) -> Judge:
+    """A judge from what the API and the integrations accept.
+
+    None → the offline local judge (one per process); ``"local"``, ``"labels"`` or ``"dspy:<model id>"``
+    → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain chat model → a
+    :class:`~rageval_lc.judges.DspyJudge` on it; a judge → itself.
+    """
+    if judge is None or judge == "local":
+        return _local_judge()
+    if isinstance(judge, str):
+        return make_judge(judge)
+    if hasattr(judge, "supports") and hasattr(judge, "name"):
+        return judge
+    from rageval_lc.judges.dspy_judge import DspyJudge
+
+    return DspyJudge(judge)
