@@ -1,10 +1,10 @@
 """Say what a run will cost before any model is called.
 
 For each judgement the metrics need in the scoring mode (shared judgements counted once), the model
-calls per sample, the samples it applies to (reference judgements only where a reference exists; no
-classification call for a "don't know" answer), the total, and for LLM judges an estimate of the
-prompt tokens from the prompts the adapter would send. The answer-relevance rubric fallback, made
-only when no question could be generated, is not counted.
+calls per sample, the samples it applies to (reference judgements only where a reference exists,
+context judgements only where contexts exist; no classification call for a "don't know" answer), the
+total, and for LLM judges an estimate of the prompt tokens from the prompts the adapter would send. The
+answer-relevance rubric fallback, made only when no question could be generated, is not counted.
 
 Example:
     >>> from rageval_lc.judges import LabelsJudge
@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rageval_lc.evaluators import parse_metrics
+from rageval_lc.evaluators import get_metric, parse_metrics
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.schema import RagSample
-from rageval_lc.sharing import REFERENCE_JUDGEMENTS, planned_judgements
+from rageval_lc.sharing import CONTEXT_JUDGEMENTS, REFERENCE_JUDGEMENTS, planned_judgements
 
 __all__ = ["CallPlan", "plan_calls"]
 
@@ -65,6 +65,9 @@ def plan_calls(
 
 def _applies(judgement: str, metrics: Sequence[str], sample: RagSample) -> bool:
     """Whether scoring ``sample`` will make ``judgement`` (the shortcuts the metrics take)."""
+    no_contexts = not any(context.strip() for context in sample.contexts)  # context metrics: undetermined
+    if no_contexts and (judgement in CONTEXT_JUDGEMENTS or all(get_metric(m).needs_contexts for m in metrics)):
+        return False
     if judgement in REFERENCE_JUDGEMENTS:
         if not (sample.reference and sample.reference.strip()):
             return False

@@ -18,19 +18,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc import ragas_family
-from rageval_lc._validation import check_choice
-from rageval_lc.judges.base import Judge
+from rageval_lc._validation import check_choice, check_str
+from rageval_lc.judges.base import Judge, JudgeUsage
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.trace import TRACE_METRICS, TRACE_MODES, TRACE_SCORE_NAMES, TraceMode, trace_scores
 from rageval_lc.schema import MetricResult, RagSample
-from rageval_lc.sharing import SCORING_MODES, SampleJudgements, ScoringMode, ScoringOptions, planned_judgements
+from rageval_lc.sharing import (
+    NO_CONTEXTS,
+    SCORING_MODES,
+    SampleJudgements,
+    ScoringMode,
+    ScoringOptions,
+    planned_judgements,
+)
 
 __all__ = [
+    "NO_CONTEXTS",
     "RAGAS_FAMILY",
     "REGISTRY",
     "MetricSpec",
@@ -39,6 +48,7 @@ __all__ = [
     "evaluate_sample",
     "get_metric",
     "parse_metrics",
+    "score_metric",
 ]
 
 
@@ -57,6 +67,9 @@ class MetricSpec:
         score: scores a sample from its shared judgements: one result per name in ``scores`` and details.
         judgements: per scoring mode (``shared``, ``fused``, ``separate``), the judgements it needs.
         needs_reference: True when it is undetermined on a sample without a reference answer.
+        needs_contexts: True when it is undetermined on a sample without retrieved contexts (none, or
+            only blank ones): :func:`evaluate_sample` then calls no judge for it and gives every score
+            ``undetermined`` with the reason.
         headline: the scores an integration reports as this metric's own (LangSmith feedback keys).
             Default: all ``scores``.
     """
@@ -68,6 +81,7 @@ class MetricSpec:
     score: ScoreFn
     judgements: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict.fromkeys(SCORING_MODES, ()))
     needs_reference: bool = False
+    needs_contexts: bool = False
     headline: tuple[str, ...] = ()
 
     @property
@@ -130,10 +144,11 @@ _SPECS = (
     MetricSpec(
         name="trace",
         scores=TRACE_SCORE_NAMES,
-        requires=("question", "contexts"),
+        requires=("question",),
         description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
         score=_score_trace,
         judgements=_modes(("trace_labels",), ("trace_labels",)),
+        needs_contexts=True,
         headline=TRACE_METRICS,
     ),
     MetricSpec(
@@ -143,6 +158,7 @@ _SPECS = (
         description="Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
         score=ragas_family.score_faithfulness,
         judgements=_modes(("trace_labels",), ("extract_claims", "verify_claims")),
+        needs_contexts=True,
     ),
     MetricSpec(
         name="context_precision",
@@ -151,6 +167,7 @@ _SPECS = (
         description="Share of relevant contexts, and its rank-aware form (mean precision@k).",
         score=ragas_family.score_context_precision,
         judgements=_modes(("trace_labels",), ("context_relevance",)),
+        needs_contexts=True,
     ),
     MetricSpec(
         name="context_recall",
@@ -160,6 +177,7 @@ _SPECS = (
         score=ragas_family.score_context_recall,
         judgements=_modes(("assess_reference",), ("attribute_reference",)),
         needs_reference=True,
+        needs_contexts=True,
     ),
     MetricSpec(
         name="answer_relevance",
@@ -206,13 +224,20 @@ _SPECS = (
     ),
 )
 _BY_NAME = {spec.name: spec for spec in _SPECS}
+
+
+def _score_ragas(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
+    """The composite, each part scored through :func:`score_metric` (a part missing its evidence is left out)."""
+    return ragas_family.score_ragas(ctx, {part: partial(score_metric, _BY_NAME[part]) for part in _RAGAS_PARTS})
+
+
 _SPECS += (
     MetricSpec(
         name="ragas_score",
         scores=("ragas_score",),
         requires=(),
         description="RAGAS composite: 0.3 faithfulness, 0.2 precision, 0.2 recall, 0.3 relevance (renormalised).",
-        score=ragas_family.score_ragas,
+        score=_score_ragas,
         judgements={
             mode: tuple(dict.fromkeys(j for part in _RAGAS_PARTS for j in _BY_NAME[part].judgements[mode]))
             for mode in SCORING_MODES
@@ -290,8 +315,13 @@ def evaluate_sample(
     relevance_normalizer: float = 20.0,
     scoring_mode: ScoringMode = "shared",
     embeddings: Any = None,
+    no_contexts_reason: str = NO_CONTEXTS,
 ) -> SampleResult:
     """Score one sample on the given metrics, each judgement made once and shared.
+
+    A metric that needs contexts (``needs_contexts``: TRACe, faithfulness, context precision and recall)
+    is ``undetermined`` on a sample without any (none, or only blank ones), with ``no_contexts_reason``
+    as its reason, and no judge is called for it; the sample's other metrics are still scored.
 
     Args:
         sample: the sample to score.
@@ -303,6 +333,8 @@ def evaluate_sample(
             ``"separate"`` (one judgement per metric); see :mod:`rageval_lc.sharing`.
         embeddings: an :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for the embedding metrics;
             None: the local judge's model, else the packaged all-MiniLM-L6-v2.
+        no_contexts_reason: the reason given to the context metrics' scores on a sample without
+            contexts (integrations that look for retriever runs say that none was found in the run).
 
     Returns:
         SampleResult: one result per score; ``details[<metric>]`` per metric and ``details["judge_usage"]``
@@ -318,6 +350,7 @@ def evaluate_sample(
         raise TypeError(msg)
     specs = parse_metrics(metrics)
     check_choice(trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
+    check_str(no_contexts_reason, name="no_contexts_reason", caller="evaluate_sample", allow_empty=False)
     judge = judge or LabelsJudge()
     planned_judgements(specs, scoring_mode, judge)
     for spec in specs:
@@ -328,16 +361,37 @@ def evaluate_sample(
         relevance_normalizer=relevance_normalizer,
         scoring_mode=scoring_mode,
         embeddings=embeddings,
+        no_contexts_reason=no_contexts_reason,
     )
     ctx = SampleJudgements(sample, options)
     results: dict[str, MetricResult] = {}
     details: dict[str, Any] = {}
     for spec in specs:
         with ctx.consumer(spec.name):
-            spec_results, details[spec.name] = spec.score(ctx)
+            spec_results, details[spec.name] = score_metric(spec, ctx)
         results.update(spec_results)
     details["judge_usage"] = ctx.usage_summary()
     return SampleResult(id=sample.id, results=results, details=details)
+
+
+def score_metric(spec: MetricSpec, ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
+    """Score one metric of a sample: ``undetermined`` without a call when it lacks the evidence it needs.
+
+    The one place where missing evidence is decided: a metric that ``needs_contexts`` on a sample without
+    contexts gets every score ``undetermined`` with the reason (``ctx.options.no_contexts_reason``).
+    """
+    if spec.needs_contexts and not ctx.has_contexts:
+        reason = ctx.options.no_contexts_reason
+        results = {name: MetricResult(name=name, status="undetermined", reason=reason) for name in spec.scores}
+        details = {
+            "judge": ctx.judge.name,
+            "scoring_mode": ctx.mode,
+            "judgements": [],
+            "usage": JudgeUsage().to_dict(),
+            "missing_evidence": "contexts",
+        }
+        return results, details
+    return spec.score(ctx)
 
 
 def _check_requirements(sample: RagSample, spec: MetricSpec) -> None:

@@ -4,7 +4,9 @@ from :mod:`rageval_lc.metrics.ragas`, :mod:`~rageval_lc.metrics.geval` and
 
 Each function takes a :class:`~rageval_lc.sharing.SampleJudgements` and returns one
 :class:`~rageval_lc.schema.MetricResult` per score name and the family's details. A metric that needs a
-reference answer is ``undetermined`` on a sample without one; nothing here calls a model directly.
+reference answer is ``undetermined`` on a sample without one, and one that needs contexts on a sample
+without any (decided before these run, in :func:`~rageval_lc.evaluators.score_metric`); nothing here
+calls a model directly.
 
 Example:
     >>> from rageval_lc.schema import RagSample
@@ -17,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rageval_lc.metrics.geval import factual_accuracy, grade, is_dont_know
@@ -102,7 +105,7 @@ def score_faithfulness(ctx: SampleJudgements) -> Scored:
 
 
 def score_context_precision(ctx: SampleJudgements) -> Scored:
-    """Mean relevance of the contexts and its rank-aware form (no contexts → 0.0)."""
+    """Mean relevance of the contexts and its rank-aware form (called on samples with contexts)."""
 
     def compute() -> Scored:
         names = ("context_precision", "context_precision_at_k")
@@ -130,7 +133,8 @@ def score_context_precision(ctx: SampleJudgements) -> Scored:
 
 
 def score_context_recall(ctx: SampleJudgements) -> Scored:
-    """Reference statements attributable to the contexts / statements (none → 1.0; no contexts → 0.0)."""
+    """Reference statements attributable to the contexts / statements (none → 1.0; called on samples with
+    contexts)."""
 
     def compute() -> Scored:
         if not ctx.has_reference:
@@ -189,9 +193,16 @@ def score_answer_relevance(ctx: SampleJudgements) -> Scored:
     return compute()
 
 
-def score_ragas(ctx: SampleJudgements) -> Scored:
-    """The weighted composite of the four, renormalised over those determined."""
-    parts = {
+def score_ragas(
+    ctx: SampleJudgements, parts: Mapping[str, Callable[[SampleJudgements], Scored]] | None = None
+) -> Scored:
+    """The weighted composite of the four, renormalised over those determined.
+
+    ``parts`` scores each part (default: the four functions here);
+    :func:`~rageval_lc.evaluators.evaluate_sample` passes its own, which leave the context parts
+    undetermined on a sample without contexts.
+    """
+    parts = parts or {
         "faithfulness": score_faithfulness,
         "context_precision": score_context_precision,
         "context_recall": score_context_recall,

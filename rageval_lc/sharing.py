@@ -21,7 +21,9 @@ bert_score
 So the whole suite costs at most 3 calls per sample by default and 1 in the fused mode, whatever the
 number of contexts; answer relevance adds one ``rate_answer_relevance`` call only when no question
 could be generated, and a "don't know" answer is classified without a call. A judge that cannot
-generate questions (the local one) rates answer relevance directly.
+generate questions (the local one) rates answer relevance directly. A sample without contexts makes
+none of the judgements only the context metrics use (:data:`CONTEXT_JUDGEMENTS`): those metrics are
+undetermined (see :func:`~rageval_lc.evaluators.score_metric`).
 
 Example:
     >>> from rageval_lc.evaluators import parse_metrics
@@ -58,6 +60,8 @@ from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import parse_key
 
 __all__ = [
+    "CONTEXT_JUDGEMENTS",
+    "NO_CONTEXTS",
     "REFERENCE_JUDGEMENTS",
     "SCORING_MODES",
     "SampleJudgements",
@@ -71,6 +75,14 @@ SCORING_MODES: tuple[str, ...] = ("shared", "fused", "separate")
 
 #: Judgements that only apply to samples with a reference answer.
 REFERENCE_JUDGEMENTS = frozenset({"assess_reference", "attribute_reference", "factual_accuracy", "classify_answer"})
+
+#: Judgements only the metrics that need contexts make (none is made for a sample without contexts).
+CONTEXT_JUDGEMENTS = frozenset(
+    {"trace_labels", "extract_claims", "verify_claims", "context_relevance", "attribute_reference"}
+)
+
+#: The reason a metric that needs contexts is undetermined on a sample without any.
+NO_CONTEXTS = "No retrieved contexts were given."
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,7 @@ class ScoringOptions:
         embeddings: the :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for semantic similarity,
             BERTScore and answer relevance; None: the local judge's model, else the packaged model.
         ragas_weights: the composite's weights.
+        no_contexts_reason: why a metric that needs contexts is undetermined on a sample without any.
     """
 
     judge: Judge = field(default_factory=LabelsJudge)
@@ -95,6 +108,7 @@ class ScoringOptions:
     questions: int = 3
     embeddings: Any = None
     ragas_weights: Mapping[str, float] = field(default_factory=lambda: dict(RAGAS_WEIGHTS))
+    no_contexts_reason: str = NO_CONTEXTS
 
 
 def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) -> dict[str, list[str]]:
@@ -154,6 +168,11 @@ class SampleJudgements:
     def has_reference(self) -> bool:
         """True when the sample has a non-empty reference answer."""
         return bool(self.sample.reference and self.sample.reference.strip())
+
+    @property
+    def has_contexts(self) -> bool:
+        """True when the sample has a retrieved context that is not blank."""
+        return any(context.strip() for context in self.sample.contexts)
 
     @property
     def embeddings(self) -> Any:

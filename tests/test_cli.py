@@ -126,19 +126,21 @@ def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> 
     assert [r["line"] for r in rows] == [1, 2, 3, 4, 6, 7, 8]
     assert [r["id"] for r in rows] == ["r1", None, "r3", "r4", "r5", "r6", "r7"]
     failed = {r["line"]: r["reason"]["adherence"] for r in rows if r["status"]["adherence"] == "error"}
-    assert set(failed) == {2, 3, 4, 6, 7}
+    assert set(failed) == {2, 3, 4, 7}
     assert "line 2 is not valid JSON" in failed[2]
     assert "'question' field of RagSample must be a non-empty string" in failed[3]
     assert "carries no TRACe labels" in failed[4]
-    assert "'contexts' field of sample 'r5' is empty" in failed[6]
     assert "'response' field of RagSample must be a str. Got int" in failed[7]
+    no_contexts = rows[4]  # scored, not failed: its TRACe scores cannot be determined without contexts
+    assert set(no_contexts["status"].values()) == {"undetermined"} and set(no_contexts["scores"].values()) == {None}
+    assert set(no_contexts["reason"].values()) == {"No retrieved contexts were given."}
     for row in rows:
         if row["line"] in failed:
             assert set(row["status"].values()) == {"error"} and set(row["scores"].values()) == {None}
     assert rows[0]["scores"] == rows[-1]["scores"]
     err = capsys.readouterr().err
     assert "line 2 (id None) failed" in err and "line 7 (id 'r6') failed" in err
-    assert "7 rows scored, 5 failed." in err
+    assert "7 rows scored, 4 failed." in err
     assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--strict", "--no-progress"]) == 1
 
 
@@ -233,6 +235,34 @@ def test_dry_run_plans_the_suite_per_scoring_mode(tmp_path: Path, capsys) -> Non
     assert main(["evaluate", str(source), *judge, "--scoring-mode", "fused"]) == 0
     out = capsys.readouterr().out
     assert "scoring mode fused" in out and "2 model calls before retries" in out
+
+
+def test_cli_scores_a_row_without_contexts(tmp_path: Path, capsys) -> None:
+    row = generic_row("r0", contexts=[], reference="Cats sleep a lot.")
+    del row["labels"]
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(row), json.dumps({**row, "id": "r1", "contexts": [" "]})])
+    out = tmp_path / "out.jsonl"
+    metrics = "trace,faithfulness,context_precision,context_recall,answer_relevance,ragas_score,factual_accuracy,"
+    metrics += "answer_classification,semantic_similarity,bert_score"
+    args = ["evaluate", str(source), "--metrics", metrics, "--judge", "local", "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    for scored in read_jsonl(out):
+        context_scores = [*SCORE_KEYS, "faithfulness", "context_precision", "context_precision_at_k", "context_recall"]
+        for name in context_scores:
+            assert scored["status"][name] == "undetermined", name
+            assert scored["scores"][name] is None
+            assert scored["reason"][name] == "No retrieved contexts were given."
+        for name in ("answer_relevance", "factual_accuracy", "answer_classification", "semantic_similarity"):
+            assert scored["status"][name] == "ok", (name, scored["reason"][name])
+            assert isinstance(scored["scores"][name], float)
+        assert scored["status"]["bert_score_f1"] == "ok"
+        # the composite from answer relevance alone, its weight renormalised
+        assert scored["scores"]["ragas_score"] == pytest.approx(scored["scores"]["answer_relevance"])
+    assert "2 rows scored, 0 failed." in capsys.readouterr().err
+    # the dry run plans no TRACe labelling for such rows
+    assert main(["evaluate", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--dry-run"]) == 0
+    planned = capsys.readouterr().out
+    assert "0 model calls before retries" in planned
 
 
 def test_cli_scores_the_ragas_family_offline(tmp_path: Path, capsys) -> None:

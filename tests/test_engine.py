@@ -89,6 +89,18 @@ def test_concurrent_results_come_back_in_input_order() -> None:
     assert concurrent.summary("adherence").mean == 0.0
 
 
+def test_samples_without_contexts_are_undetermined_not_failed() -> None:
+    rows = [*samples(2), RagSample(id="bare", question="What do cats do?", contexts=[], response="Cats sleep.")]
+    run = evaluate(rows, "trace,faithfulness", judge=FlakyJudge(0.0), concurrency=2)
+    assert run.failed == 0
+    bare = run.results[2].results
+    assert {(r.status, r.score, r.reason) for r in bare.values()} == {
+        ("undetermined", None, "No retrieved contexts were given.")
+    }
+    summary = run.summary("faithfulness")
+    assert (summary.mean, summary.ok, summary.undetermined, summary.error) == (0.5, 2, 1, 0)  # left out, counted
+
+
 def test_thirty_percent_transient_failures_lose_nothing() -> None:
     flaky = FlakyJudge(0.3)
     judge = ResilientJudge(flaky, retries=4, backoff_s=0.0, sleep=lambda s: None)

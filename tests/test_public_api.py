@@ -58,4 +58,7 @@ def test_every_name_resolves() -> None:
 def test_registry_lists_trace() -> None:
     spec = rageval_lc.REGISTRY["trace"]
     assert spec.scores[:4] == ("context_relevance", "context_utilization", "completeness", "adherence")
-    assert spec.requires == ("question", "contexts")
+    assert spec.requires == ("question",)
+    assert spec.needs_contexts  # undetermined without contexts, not an error
+    context_metrics = {name for name, spec in rageval_lc.REGISTRY.items() if spec.needs_contexts}
+    assert context_metrics == {"trace", "faithfulness", "context_precision", "context_recall"}

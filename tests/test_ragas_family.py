@@ -227,14 +227,61 @@ def test_wrong_label_scores_zero() -> None:
 # --- edge cases (SPEC §5) -------------------------------------------------------------------------
 
 
-def test_no_contexts() -> None:
+CONTEXT_SCORES = (
+    "context_relevance",
+    "context_utilization",
+    "completeness",
+    "adherence",
+    "faithfulness",
+    "context_precision",
+    "context_precision_at_k",
+    "context_recall",
+)
+
+
+@pytest.mark.parametrize("contexts", [[], ["", "  \n"]])
+@pytest.mark.parametrize(
+    ("mode", "expected_calls"),
+    [
+        ("shared", {"assess_reference": 1, "generate_questions": 1}),
+        ("fused", {"assess_all": 1}),
+        ("separate", {"generate_questions": 1, "factual_accuracy": 1, "classify_answer": 1}),
+    ],
+)
+def test_no_contexts_leaves_the_context_scores_undetermined_and_scores_the_rest(
+    contexts: list[str], mode: str, expected_calls: dict[str, int]
+) -> None:
     judge, model = fake_judge()
-    result = score(sample(contexts=[]), ["faithfulness", "context_precision", "context_recall"], judge)
-    scores = result.scores()
-    # every claim unsupported (nothing to support it), precision 0.0, recall 0.0 with statements to recall
-    assert (scores["faithfulness"], scores["context_precision"], scores["context_recall"]) == (0.0, 0.0, 0.0)
-    assert result.results["context_precision"].reason == "No contexts were retrieved."
-    assert dict(model.calls) == {"assess_reference": 1}  # the statements still come from the judge
+    result = score(sample(contexts=contexts), [*LLM_SUITE, "semantic_similarity"], judge, mode)
+    for name in CONTEXT_SCORES:
+        outcome = result.results[name]
+        assert (outcome.status, outcome.score, outcome.reason) == (
+            "undetermined",
+            None,
+            "No retrieved contexts were given.",
+        ), name
+    assert result.details["faithfulness"]["missing_evidence"] == "contexts"
+    for name in ("answer_relevance", "factual_accuracy", "answer_classification", "semantic_similarity"):
+        assert result.results[name].status == "ok", (name, result.results[name].reason)
+    assert result.results["answer_relevance"].score == pytest.approx(1.0)
+    assert result.results["factual_accuracy"].score == pytest.approx(0.78)
+    # the composite from its one determinable part, the weights renormalised
+    ragas = result.results["ragas_score"]
+    assert ragas.score == pytest.approx(1.0)
+    assert "left out (weights renormalised): faithfulness, context_precision, context_recall" in ragas.reason
+    assert dict(model.calls) == expected_calls  # no judgement is made for a context metric
+
+
+def test_no_contexts_calls_no_judge_for_the_context_metrics_alone() -> None:
+    judge, model = fake_judge()
+    result = score(sample(contexts=[]), ["trace", "faithfulness", "context_precision", "context_recall"], judge)
+    assert set(result.scores().values()) == {None}
+    assert sum(model.calls.values()) == 0 and result.details["judge_usage"]["calls"] == 0
+    reason = "No contexts in the run."
+    custom = evaluate_sample(sample(contexts=[]), ["faithfulness"], judge=judge, no_contexts_reason=reason)
+    assert custom.results["faithfulness"].reason == reason
+    with pytest.raises(ValueError, match="'no_contexts_reason' field of evaluate_sample"):
+        evaluate_sample(sample(), ["faithfulness"], judge=judge, no_contexts_reason=" ")
 
 
 def test_no_reference_statements_means_full_recall() -> None:

@@ -2,9 +2,11 @@
 
 Per root run the handler collects the question (the chain's input), the documents its retrievers
 return (``on_retriever_end``, nested runs included), the answer (the chain's output: a string, a
-message or a dict) and an optional reference (the run's metadata, ``reference`` by default). When the
-root run ends it scores the sample — on a background worker by default, so the chain is not slowed,
-or inline with ``background=False`` — stores the result under the run id and hands it to the sinks.
+message or a dict) and an optional reference (the run's metadata, ``reference`` by default); a run
+that retrieved nothing (and whose output names no contexts) leaves the context metrics ``undetermined``
+("No retrieved contexts were found in the run."). When the root run ends it scores the sample — on a
+background worker by default, so the chain is not slowed, or inline with ``background=False`` — stores
+the result under the run id and hands it to the sinks.
 The worker waits for a quiet moment (no callback event for ``quiet_ms``, as while a chain waits for its
 model; at most ``max_delay_s``) so that scoring does not compete with a chain's own Python work.
 It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason.
@@ -31,7 +33,7 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from rageval_lc.adapters.common import FieldMap, Source
+from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source
 from rageval_lc.adapters.sinks import CallableSink, Sink
 from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.judges.factory import resolve_judge
@@ -230,7 +232,8 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                 sample_id=key,
                 contexts=documents,
             )
-            result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **self.options)
+            options = {"no_contexts_reason": NO_CONTEXTS_IN_RUN, **self.options}
+            result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **options)
         except Exception as exc:  # never into the chain: an error result instead
             result = SampleResult.failed(key, self.specs, exc)
         with self._lock:

@@ -22,7 +22,10 @@ from rageval_lc.evaluators import MetricSpec, SampleResult, evaluate_sample, get
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.schema import MetricResult, RagSample
 
-__all__ = ["FieldMap", "MetricScorer", "resolve_judge"]
+__all__ = ["NO_CONTEXTS_IN_RUN", "FieldMap", "MetricScorer", "resolve_judge", "retrieved_documents"]
+
+#: Why the context metrics are undetermined when the run being scored retrieved nothing.
+NO_CONTEXTS_IN_RUN = "No retrieved contexts were found in the run."
 
 #: Where a field is found: a key, candidate keys tried in order, or a function of the mapping.
 Source = str | Sequence[str] | Callable[[Mapping[str, Any]], Any]
@@ -125,6 +128,33 @@ def _text(value: Any) -> str:
     raise TypeError(msg)
 
 
+def retrieved_documents(run: Any) -> list[Any]:
+    """The documents returned by the retriever runs inside ``run`` (a LangSmith ``Run`` or ``RunTree``).
+
+    Walks ``child_runs`` depth first, in order, and takes ``outputs["documents"]`` of every run whose
+    ``run_type`` is ``"retriever"`` (documents, mappings with ``page_content``, or LangChain's serialised
+    form), as the callback handler takes the documents of ``on_retriever_end``.
+    """
+    found: list[Any] = []
+    stack = list(reversed(getattr(run, "child_runs", None) or []))
+    while stack:
+        child = stack.pop()
+        if getattr(child, "run_type", None) == "retriever":
+            outputs = getattr(child, "outputs", None)
+            documents = outputs.get("documents") if isinstance(outputs, Mapping) else None
+            if isinstance(documents, Sequence) and not isinstance(documents, (str, bytes)):
+                found.extend(_document(d) for d in documents)
+        stack.extend(reversed(getattr(child, "child_runs", None) or []))
+    return found
+
+
+def _document(value: Any) -> Any:
+    """A document as the sample takes it; LangChain's serialised form (``{"lc": 1, "kwargs": {...}}``) unwrapped."""
+    if isinstance(value, Mapping) and "page_content" not in value and isinstance(value.get("kwargs"), Mapping):
+        return value["kwargs"]
+    return value
+
+
 def _contexts(value: Any) -> list[Any]:
     if value is None:
         return []
@@ -153,9 +183,16 @@ class MetricScorer:
         """The metric's name."""
         return self.spec.name
 
-    def score(self, sample: RagSample) -> SampleResult:
-        """Score the sample on this metric (judge failures come back as ``error`` results, not exceptions)."""
-        return evaluate_sample(sample, [self.spec.name], judge=self.judge, **self.options)
+    def score(self, sample: RagSample, *, no_contexts_reason: str | None = None) -> SampleResult:
+        """Score the sample on this metric (judge failures come back as ``error`` results, not exceptions).
+
+        Without contexts a metric that needs them is ``undetermined``: ``no_contexts_reason`` says why
+        (default: none were given).
+        """
+        options = dict(self.options)
+        if no_contexts_reason is not None:
+            options["no_contexts_reason"] = no_contexts_reason
+        return evaluate_sample(sample, [self.spec.name], judge=self.judge, **options)
 
     def single(self, result: SampleResult) -> MetricResult:
         """The result that stands for the metric."""

@@ -4,7 +4,9 @@ It returns a float when ``trace`` is None (``dspy.Evaluate``), a bool — score 
 an optimizer bootstraps demonstrations (``trace`` given), and ``dspy.Prediction(score=, feedback=)``
 when feedback is asked for (GEPA passes ``pred_name``; or ``feedback=True``), the feedback being the
 metric's reason. The question and reference come from the example, the answer and contexts from the
-prediction (the contexts from the example when the prediction has none).
+prediction (the contexts from the example when the prediction has none). Without contexts a metric that
+needs them is undetermined: the metric returns ``undetermined_score`` with a ``RuntimeWarning`` giving the
+reason, or says it in the feedback.
 
 Example:
     >>> import dspy
@@ -15,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -43,8 +46,10 @@ def dspy_metric(
             ``average``).
         threshold: the pass mark while bootstrapping.
         feedback: always return ``dspy.Prediction(score=, feedback=)``.
-        undetermined_score: the number DSPy gets when the score is undetermined or failed (optimizers
-            need a number); the feedback says why.
+        undetermined_score: the number DSPy gets when the score is undetermined (no contexts, no
+            reference, unusable judge output) or failed — optimizers need a number. It is never passed
+            off as a score: the feedback says why, and the float and bool forms warn
+            (``RuntimeWarning``, with the reason).
         fields: where the fields sit in the example and the prediction (see :class:`FieldMap`).
         **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ...
 
@@ -69,6 +74,13 @@ def dspy_metric(
 
             text = outcome.reason if outcome.status == "ok" else f"{name} {outcome.status}: {outcome.reason}"
             return dspy.Prediction(score=value, feedback=text)
+        if outcome.score is None:  # a number is needed: say that it stands for no score
+            warnings.warn(
+                f"{name} {outcome.status}: {outcome.reason} The DSPy metric returns "
+                f"undetermined_score={undetermined_score!r}, which is not a score.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return value if trace is None else value >= threshold
 
     rageval_metric.__name__ = rageval_metric.__qualname__ = f"rageval_{scorer.name}"

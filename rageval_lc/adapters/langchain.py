@@ -89,6 +89,9 @@ class RagEvaluator(Runnable[dict, dict]):
     ) -> dict[str, Any]:
         """Score ``prediction`` (the answer) to ``input`` (the question) against ``contexts`` and ``reference``.
 
+        Without ``contexts`` (or with only blank ones) a metric that needs them (TRACe, faithfulness,
+        context precision and recall) is ``undetermined``: ``score`` None, the reason in ``reasoning``.
+
         Raises:
             ValueError: If ``input`` is missing, or ``reference`` is missing for a metric that needs it.
         """

@@ -1,10 +1,12 @@
 """Every metric as a LangSmith evaluator function, in both forms ``langsmith.evaluate`` accepts.
 
 ``langsmith_evaluator(metric)`` returns ``f(inputs, outputs, reference_outputs)``;
-``langsmith_evaluator(metric, form="run")`` returns ``f(run, example)``. Either returns
-``{"key", "score", "comment"}`` — or ``{"results": [...]}`` for a metric with several headline scores
-(TRACe's four, context precision's two, BERTScore's three). An undetermined score is None with the
-reason as comment. The langsmith package is not needed to build or call them.
+``langsmith_evaluator(metric, form="run")`` returns ``f(run, example)``, which takes the contexts from the
+documents of the run's retriever runs (``run.child_runs``, nested ones included), else from the run's
+outputs or inputs. Either returns ``{"key", "score", "comment"}`` — or ``{"results": [...]}`` for a
+metric with several headline scores (TRACe's four, context precision's two, BERTScore's three). An
+undetermined score is None with the reason as comment (a context metric without contexts is one). The
+langsmith package is not needed to build or call them.
 
 Example:
     >>> evaluator = langsmith_evaluator("answer_classification")
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from rageval_lc.adapters.common import FieldMap, MetricScorer
+from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, MetricScorer, retrieved_documents
 from rageval_lc.evaluators import SampleResult
 
 __all__ = ["feedback_results", "langsmith_evaluator"]
@@ -61,8 +63,10 @@ def langsmith_evaluator(
     def evaluate_run(run: Any, example: Any = None) -> dict[str, Any]:
         inputs = getattr(example, "inputs", None) or getattr(run, "inputs", None) or {}
         reference = getattr(example, "outputs", None) if example is not None else None
-        sample = mapping.sample(inputs, getattr(run, "outputs", None) or {}, reference, sample_id=_run_id(run))
-        return feedback_results(scorer, scorer.score(sample))
+        documents = retrieved_documents(run) or None  # else the contexts are looked up in the outputs / inputs
+        outputs = getattr(run, "outputs", None) or {}
+        sample = mapping.sample(inputs, outputs, reference, sample_id=_run_id(run), contexts=documents)
+        return feedback_results(scorer, scorer.score(sample, no_contexts_reason=NO_CONTEXTS_IN_RUN))
 
     if form == "outputs":
         chosen: Callable[..., dict[str, Any]] = evaluate_outputs

@@ -22,6 +22,8 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnableP
 from rageval_lc.adapters import JsonlSink, LangSmithFeedbackSink, MemorySink, RagEvalCallbackHandler
 from rageval_lc.judges.base import Judgement
 from rageval_lc.schema import RagSample, TraceLabels
+from tests.fakes import bag_of_words_embeddings
+from tests.test_ragas_family import GUIDE_RESPONSE, QUESTION, fake_judge
 
 ANSWER = "Cats sleep a lot. Cats can fly."
 
@@ -251,3 +253,46 @@ def test_scoring_waits_for_quiet_at_most_max_delay() -> None:
     assert handler.wait(timeout=30)
     assert [r["scores"]["faithfulness"] for r in sink.records] == [0.5]
     handler.close()
+
+
+class EmptyRetriever(BaseRetriever):
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return []
+
+
+def test_a_chain_that_retrieves_nothing_leaves_the_context_scores_undetermined() -> None:
+    judge, model = fake_judge()
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(
+        ["faithfulness", "context_precision", "answer_relevance"],
+        judge=judge,
+        sinks=[sink],
+        background=False,
+        embeddings=bag_of_words_embeddings(),
+    )
+    no_retriever = RunnableLambda(lambda q: GUIDE_RESPONSE)
+    retrieve = RunnableParallel(question=RunnablePassthrough(), docs=EmptyRetriever())
+    empty_retriever = retrieve | RunnableLambda(lambda parts: GUIDE_RESPONSE)
+    for chain in (no_retriever, empty_retriever):
+        assert chain.invoke(QUESTION, config={"callbacks": [handler]}) == GUIDE_RESPONSE
+    why = "No retrieved contexts were found in the run."
+    for record in sink.records:
+        assert record["contexts"] == []
+        for name in ("faithfulness", "context_precision", "context_precision_at_k"):
+            outcome = (record["scores"][name], record["status"][name], record["reason"][name])
+            assert outcome == (None, "undetermined", why)
+        assert record["status"]["answer_relevance"] == "ok"  # not a context metric: still scored
+        assert record["scores"]["answer_relevance"] == pytest.approx(1.0)
+        feedback = {f["key"]: f for f in record["feedback"]}
+        assert feedback["faithfulness"] == {"key": "faithfulness", "score": None, "comment": f"undetermined: {why}"}
+    assert len(sink.records) == 2
+    assert dict(model.calls) == {"generate_questions": 2}  # nothing judged for the context metrics
+
+
+def test_a_chain_without_a_retriever_with_the_default_judge() -> None:
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness"], sinks=[sink], background=False)
+    RunnableLambda(lambda q: ANSWER).invoke("What do cats do?", config={"callbacks": [handler]})
+    (record,) = sink.records
+    assert (record["scores"]["faithfulness"], record["status"]["faithfulness"]) == (None, "undetermined")
+    assert record["reason"]["faithfulness"] == "No retrieved contexts were found in the run."

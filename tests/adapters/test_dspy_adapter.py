@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import dspy
 import pytest
 from dspy.utils import DummyLM
 
 from rageval_lc.adapters import dspy_metric
+from tests.fakes import bag_of_words_embeddings
 from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 EXAMPLE = dspy.Example(question=QUESTION, contexts=GUIDE_DOCS, answer=REFERENCE).with_inputs("question", "contexts")
@@ -52,3 +55,32 @@ def test_as_the_metric_of_dspy_evaluate() -> None:
         result = evaluate(Rag())
     assert result.score == pytest.approx(100 * 2 / 3, abs=0.01)
     assert model.calls["trace_labels"] == 3  # the judge's LM is its own, not the program's
+
+
+def test_without_contexts_the_metric_is_undetermined_and_says_why() -> None:
+    judge, model = fake_judge()
+    bare = dspy.Example(question=QUESTION, answer=REFERENCE)  # no contexts in the example or the prediction
+    metric = dspy_metric("faithfulness", judge=judge)
+    why = "faithfulness undetermined: No retrieved contexts were given."
+    with pytest.warns(RuntimeWarning, match=f"{why} The DSPy metric returns undetermined_score=0.0, which is not"):
+        assert metric(bare, PREDICTION) == 0.0
+    with pytest.warns(RuntimeWarning, match=why):
+        assert metric(bare, PREDICTION, trace=[]) is False
+    out = metric(bare, PREDICTION, None, "generate", None)
+    assert (out.score, out.feedback) == (0.0, why)
+    # the prediction's own empty contexts are what it retrieved: undetermined, not the example's
+    chosen = dspy_metric("faithfulness", judge=judge, undetermined_score=-1.0, feedback=True)
+    assert chosen(EXAMPLE, dspy.Prediction(answer=GUIDE_RESPONSE, contexts=[])).score == -1.0
+    assert sum(model.calls.values()) == 0  # no judge call for a score that cannot be determined
+    relevance = dspy_metric("answer_relevance", judge=judge, embeddings=bag_of_words_embeddings())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a determined score: no warning
+        assert relevance(bare, PREDICTION) == pytest.approx(1.0)
+
+
+def test_without_contexts_the_default_judge_gives_undetermined() -> None:
+    metric = dspy_metric("trace")
+    with pytest.warns(RuntimeWarning, match="average undetermined: No retrieved contexts were given."):
+        assert metric(dspy.Example(question=QUESTION), PREDICTION) == 0.0
+    out = dspy_metric("context_precision")(dspy.Example(question=QUESTION), PREDICTION, None, "generate", None)
+    assert out.feedback == "context_precision undetermined: No retrieved contexts were given."

@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
 from rageval_lc.adapters import FieldMap, RagEvaluator
+from tests.fakes import bag_of_words_embeddings
 from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 
@@ -118,3 +119,48 @@ def test_a_judge_failure_is_an_error_result_not_an_exception() -> None:
 
     out = RagEvaluator("faithfulness", judge=Broken()).evaluate_strings(prediction="A.", input="Q?", contexts=["A."])
     assert (out["score"], out["status"], out["reasoning"]) == (None, "error", "ConnectionError: judge down")
+
+
+# --- missing evidence: undetermined, never a silent 0.0 --------------------------------------------
+
+
+NO_CONTEXTS = "No retrieved contexts were given."
+
+
+@pytest.mark.parametrize("contexts", [None, [], ["", "  "]])
+def test_without_contexts_a_context_metric_is_undetermined(contexts: Any) -> None:
+    faithfulness, model = evaluator()
+    out = faithfulness.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=contexts)
+    assert (out["score"], out["status"], out["value"], out["reasoning"]) == (
+        None,
+        "undetermined",
+        "undetermined",
+        NO_CONTEXTS,
+    )
+    out = asyncio.run(faithfulness.aevaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=contexts))
+    assert (out["score"], out["status"]) == (None, "undetermined")
+    row = {"question": QUESTION, "response": GUIDE_RESPONSE, **({} if contexts is None else {"contexts": contexts})}
+    out = faithfulness.invoke(row)
+    assert (out["score"], out["status"], out["reasoning"]) == (None, "undetermined", NO_CONTEXTS)
+    assert sum(model.calls.values()) == 0  # no judge call for a score that cannot be determined
+
+
+def test_without_contexts_the_other_scores_are_still_computed() -> None:
+    trace, _ = evaluator("trace")
+    out = trace.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION)
+    assert set(out["scores"].values()) == {None}
+    assert {r["status"] for r in out["results"].values()} == {"undetermined"}
+    relevance, _ = evaluator("answer_relevance", embeddings=bag_of_words_embeddings())
+    out = relevance.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION)
+    assert (out["status"], out["score"]) == ("ok", pytest.approx(1.0))  # generated questions = the question
+    composite, _ = evaluator("ragas_score", embeddings=bag_of_words_embeddings())
+    out = composite.invoke({"question": QUESTION, "contexts": [], "response": GUIDE_RESPONSE, "reference": REFERENCE})
+    assert (out["status"], out["score"]) == ("ok", pytest.approx(1.0))  # answer relevance alone, renormalised
+    assert "left out (weights renormalised): faithfulness, context_precision, context_recall" in out["reasoning"]
+
+
+def test_without_contexts_the_default_judge_gives_undetermined() -> None:
+    out = RagEvaluator("faithfulness").evaluate_strings(prediction="Paris is in France.", input="Where is Paris?")
+    assert (out["score"], out["status"], out["reasoning"]) == (None, "undetermined", NO_CONTEXTS)
+    out = RagEvaluator("context_precision").invoke({"question": "Where is Paris?", "response": "In France."})
+    assert out["scores"] == {"context_precision": None, "context_precision_at_k": None}

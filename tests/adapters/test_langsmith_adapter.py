@@ -6,25 +6,38 @@ import uuid
 from datetime import datetime, timezone
 
 import pytest
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 
-from rageval_lc.adapters import FieldMap, langsmith_evaluator
+from rageval_lc.adapters import FieldMap, RagEvaluator, langsmith_evaluator
+from rageval_lc.judges.base import Judgement
+from rageval_lc.schema import RagSample, TraceLabels
+from tests.adapters.test_callback_handler import ANSWER, CopyJudge, rag_chain
+from tests.fakes import bag_of_words_embeddings
 from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 schemas = pytest.importorskip("langsmith.schemas", reason="langsmith is not installed")
 evaluator_module = pytest.importorskip("langsmith.evaluation.evaluator")
 
 
-def run_and_example() -> tuple[object, object]:
+def make_run(name: str, run_type: str, inputs: dict, outputs: dict, child_runs: list | None = None) -> object:
     run_id = uuid.uuid4()
-    run = schemas.Run(
+    return schemas.Run(
         id=run_id,
-        name="rag",
+        name=name,
         start_time=datetime.now(timezone.utc),
-        run_type="chain",
-        inputs={"question": QUESTION},
-        outputs={"answer": GUIDE_RESPONSE, "documents": [{"page_content": d, "metadata": {}} for d in GUIDE_DOCS]},
+        run_type=run_type,
+        inputs=inputs,
+        outputs=outputs,
+        child_runs=child_runs,
         trace_id=run_id,
     )
+
+
+def run_and_example(outputs: dict | None = None, child_runs: list | None = None) -> tuple[object, object]:
+    if outputs is None:
+        outputs = {"answer": GUIDE_RESPONSE, "documents": [{"page_content": d, "metadata": {}} for d in GUIDE_DOCS]}
+    run = make_run("rag", "chain", {"question": QUESTION}, outputs, child_runs)
     example = schemas.Example(
         id=uuid.uuid4(),
         dataset_id=uuid.uuid4(),
@@ -79,3 +92,76 @@ def test_field_mapping_and_errors() -> None:
         langsmith_evaluator("faithfulness", judge=judge, form="pairwise")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="Unknown metric"):
         langsmith_evaluator("bleu")
+
+
+# --- the run form reads the documents of the run's retriever runs ---------------------------------
+
+
+class RecordingJudge(CopyJudge):
+    """CopyJudge that keeps the contexts of every sample it labels."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.contexts: list[list[str]] = []
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        self.contexts.append(list(sample.contexts))
+        return super().trace_labels(sample)
+
+
+def test_run_form_scores_a_traced_chain_from_its_retriever_documents() -> None:
+    collector = RunCollectorCallbackHandler()
+    assert rag_chain().invoke("Q1", config={"callbacks": [collector]}) == ANSWER
+    (run,) = collector.traced_runs  # outputs {"output": answer}: the documents are only in the retriever run
+    judge = RecordingJudge()
+    out = evaluator_module.run_evaluator(langsmith_evaluator("faithfulness", judge=judge, form="run")).evaluate_run(run)
+    documents = ["Cats sleep a lot. Q1 is asked here.", "Dogs bark."]
+    assert judge.contexts == [documents]  # what TopicRetriever returned reached the judge
+    direct = RagEvaluator("faithfulness", judge=CopyJudge()).evaluate_strings(
+        prediction=ANSWER, input="Q1", contexts=documents
+    )
+    assert (out.key, out.score) == ("faithfulness", direct["score"]) and out.score == 0.5
+
+
+def test_run_form_walks_nested_retriever_runs_in_order() -> None:
+    first = make_run("retriever", "retriever", {"query": QUESTION}, {"documents": [{"page_content": GUIDE_DOCS[0]}]})
+    serialised = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", "Document"]}
+    second = make_run(
+        "retriever",
+        "retriever",
+        {"query": QUESTION},
+        {"documents": [{**serialised, "kwargs": {"page_content": GUIDE_DOCS[1]}}]},
+    )
+    step = make_run("step", "chain", {}, {}, [second])
+    run, example = run_and_example({"answer": GUIDE_RESPONSE}, [first, step])
+    judge, _ = fake_judge()
+    results = langsmith_evaluator("trace", judge=judge, form="run")(run, example)["results"]
+    # the same values as with both documents in the outputs (test_trace_returns_four_results)
+    assert [r["score"] for r in results] == [pytest.approx(4 / 6), pytest.approx(3 / 6), 0.75, 0.0]
+
+
+def test_without_contexts_the_context_scores_are_undetermined() -> None:
+    judge, model = fake_judge()
+    run, example = run_and_example({"answer": GUIDE_RESPONSE})  # no retriever run, no documents
+    out = langsmith_evaluator("faithfulness", judge=judge, form="run")(run, example)
+    assert out == {
+        "key": "faithfulness",
+        "score": None,
+        "comment": "undetermined: No retrieved contexts were found in the run.",
+    }
+    results = langsmith_evaluator("context_precision", judge=judge)({"question": QUESTION}, {"answer": GUIDE_RESPONSE})
+    assert results["results"][0] == {
+        "key": "context_precision",
+        "score": None,
+        "comment": "undetermined: No retrieved contexts were given.",
+    }
+    assert sum(model.calls.values()) == 0
+    relevance = langsmith_evaluator("answer_relevance", judge=judge, form="run", embeddings=bag_of_words_embeddings())
+    assert relevance(run, example)["score"] == pytest.approx(1.0)  # not a context metric: still scored
+
+
+def test_without_contexts_the_default_judge_gives_undetermined() -> None:
+    collector = RunCollectorCallbackHandler()
+    RunnableLambda(lambda q: "Cats sleep a lot.", name="no_retriever").invoke("Q?", config={"callbacks": [collector]})
+    out = langsmith_evaluator("faithfulness", form="run")(collector.traced_runs[0], None)
+    assert (out["score"], out["comment"]) == (None, "undetermined: No retrieved contexts were found in the run.")
