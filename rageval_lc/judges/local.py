@@ -17,7 +17,9 @@ Example:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,12 +38,21 @@ from rageval_lc.judges.base import (
 )
 from rageval_lc.judges.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.local_features import SampleFeatures, sample_features
-from rageval_lc.judges.local_model import LocalParams, adherence_row_features, share_row_features
+from rageval_lc.judges.local_model import (
+    LocalParams,
+    adherence_row_features,
+    completeness_row_features,
+    share_row_features,
+)
+from rageval_lc.judges.local_nli import LEXICAL_CONFLICT_PROBABILITY, SentenceNli, nli_pairs
 from rageval_lc.judges.local_reference import key_term_overlap
+from rageval_lc.judges.nli import NliModel
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 
-__all__ = ["LocalJudge", "labels_from_features"]
+__all__ = ["LocalJudge", "contradiction_strength", "labels_from_features", "nli_adjusted", "sentence_explanation"]
+
+_FEATURE_CACHE = 4096  # samples whose feature tables are remembered
 
 
 def _top_keys(keys: Sequence[str], probabilities: np.ndarray, share: float) -> list[str]:
@@ -49,6 +60,78 @@ def _top_keys(keys: Sequence[str], probabilities: np.ndarray, share: float) -> l
     count = round(min(1.0, max(0.0, share)) * len(keys))
     chosen = set(np.argsort(-probabilities, kind="stable")[:count].tolist())
     return [key for i, key in enumerate(keys) if i in chosen]
+
+
+def nli_adjusted(
+    p_unsupported: np.ndarray, verdicts: Sequence[SentenceNli], params: LocalParams
+) -> tuple[np.ndarray, list[bool]]:
+    """P(unsupported) after the NLI verdicts, and which sentences are contradicted outright.
+
+    A sentence entailed with probability at least ``params.entailment_threshold`` is unsupported with at
+    most 1 − that probability (a paraphrase the word features doubt); one contradicted with probability at
+    least ``params.contradiction_threshold`` is unsupported with at least that probability.
+
+    Example:
+        >>> from rageval_lc.judges.local_nli import SentenceNli
+        >>> from dataclasses import replace
+        >>> params = replace(LocalParams.load(), contradiction_threshold=0.5, entailment_threshold=0.9)
+        >>> v = [SentenceNli("contradicted", 0.01, 0.97, (), ("0a",)), SentenceNli("supported", 0.99, 0.0, ("0b",), ())]
+        >>> p, flags = nli_adjusted(np.array([0.2, 0.6]), v, params)
+        >>> p.round(2).tolist(), flags
+        ([0.97, 0.01], [True, False])
+    """
+    p = np.asarray(p_unsupported, dtype=float).copy()
+    flags = []
+    for i, v in enumerate(verdicts):
+        strength = contradiction_strength(v, params)
+        if strength is not None:
+            p[i] = max(p[i], strength)
+        elif v.verdict == "supported" and v.entailment >= params.entailment_threshold:
+            p[i] = min(p[i], 1.0 - v.entailment)
+        flags.append(strength is not None)
+    return p, flags
+
+
+def contradiction_strength(verdict: SentenceNli, params: LocalParams) -> float | None:
+    """How sure the judge is that a sentence is contradicted, or None when it does not flag it as such.
+
+    A conflict the words show counts (at :data:`LEXICAL_CONFLICT_PROBABILITY`) when ``params.lexical_conflicts``;
+    an NLI contradiction when at least ``params.contradiction_threshold`` probable and above the entailment.
+    """
+    if verdict.verdict != "contradicted":
+        return None
+    if verdict.lexical and params.lexical_conflicts:
+        return max(LEXICAL_CONFLICT_PROBABILITY, verdict.contradiction)
+    if verdict.contradiction >= params.contradiction_threshold and verdict.contradiction > verdict.entailment:
+        return verdict.contradiction
+    return None
+
+
+def _match_completeness(
+    keys: Sequence[str],
+    p_rel: np.ndarray,
+    p_use: np.ndarray,
+    relevant: list[str],
+    utilized: list[str],
+    m: int,
+    params: LocalParams,
+) -> tuple[list[str], float]:
+    """Re-pick the utilized keys (same count) so that their overlap with the relevant ones gives the
+    completeness the completeness model predicts: the most probably used relevant sentences first, the
+    rest from outside the relevant set."""
+    assert params.completeness is not None
+    overlap = len(set(relevant) & set(utilized))
+    row = completeness_row_features(p_rel, p_use, len(relevant), len(utilized), overlap, m)
+    expected = float(np.clip(params.completeness.predict(row)[0], 0.0, 1.0))
+    inside = min(len(utilized), round(expected * len(relevant)))
+    in_set = set(relevant)
+    ranked = [int(i) for i in np.argsort(-p_use, kind="stable")]
+    chosen = [i for i in ranked if keys[i] in in_set][:inside]
+    chosen += [i for i in ranked if keys[i] not in in_set][: len(utilized) - inside]
+    if len(chosen) < len(utilized):  # not enough outside: fill with relevant ones
+        chosen += [i for i in ranked if i not in chosen][: len(utilized) - len(chosen)]
+    picked = set(chosen)
+    return [key for i, key in enumerate(keys) if i in picked], expected
 
 
 def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple[TraceLabels, dict[str, Any]]:
@@ -71,6 +154,11 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
         share_use = float(params.utilization_share.predict(share_row_features(p_use, features.documents, m))[0])
         relevant = _top_keys(features.document_keys, p_rel, share_rel)
         utilized = _top_keys(features.document_keys, p_use, share_use)
+        if params.completeness is not None and relevant:
+            utilized, completeness = _match_completeness(
+                features.document_keys, p_rel, p_use, relevant, utilized, m, params
+            )
+            notes["expected_completeness"] = round(completeness, 4)
         relevance_text = (
             f"Estimated {len(relevant)} of {n} document sentences relevant (share {max(0.0, share_rel):.2f}) "
             f"and {len(utilized)} used by the response, from similarity to the question and the response."
@@ -78,36 +166,42 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
         notes["expected_relevance_share"] = round(min(1.0, max(0.0, share_rel)), 4)
         notes["expected_utilization_share"] = round(min(1.0, max(0.0, share_use)), 4)
 
-    p_unsupported = params.support.predict(features.support) if m else np.zeros(0)
+    p_unsupported = params.support.predict(features.support_inputs) if m else np.zeros(0)
+    verdicts = features.nli_verdicts
+    p_unsupported, flags = nli_adjusted(p_unsupported, verdicts, params)
+    contradicted = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
     probability = 1.0
     if m:
         probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
-    supported = probability >= params.adherence_threshold
-    flagged: set[str] = set()
+    if contradicted:  # a contradiction is a hallucination, however fluent the rest
+        strengths = [contradiction_strength(v, params) or 0.0 for v in contradicted.values()]
+        probability = min(probability, 1.0 - max(strengths))
+    supported = probability >= params.adherence_threshold and not contradicted
+    flagged: set[str] = set(contradicted)
     if not supported and m:
-        flagged = {
+        flagged |= {
             k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
         }
         flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
     support = []
     for i, key in enumerate(features.response_keys):
-        best = features.best_matches[i]
-        explanation = (
-            f"Closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})"
-            if best
-            else "No document sentence to compare with"
-        )
-        explanation += f"; estimated probability unsupported {p_unsupported[i]:.2f}"
-        if features.missing_words[i]:
-            explanation += f"; words not in the documents: {', '.join(features.missing_words[i])}"
         support.append(
             {
                 "response_sentence_key": key,
-                "explanation": explanation + ".",
-                "supporting_sentence_keys": list(best) if key not in flagged else list(best[:1]),
+                "explanation": sentence_explanation(features, i, float(p_unsupported[i]), key in flagged),
+                "supporting_sentence_keys": _supporting_keys(features, i, key in flagged),
                 "fully_supported": key not in flagged,
             }
         )
+    notes["sentence_verdicts"] = {
+        key: ("contradicted" if key in contradicted else "not_found" if key in flagged else "supported")
+        for key in features.response_keys
+    }
+    if contradicted:
+        notes["contradictions"] = [
+            {"response_sentence_key": k, "document_sentence_keys": list(v.contradicting_keys), "conflict": v.detail}
+            for k, v in contradicted.items()
+        ]
     notes["adherence_probability"] = round(probability, 6)
     labels = TraceLabels(
         relevance_explanation=relevance_text,
@@ -123,6 +217,44 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
     return labels, notes
 
 
+def _supporting_keys(features: SampleFeatures, i: int, flagged: bool) -> list[str]:
+    best = list(features.best_matches[i])
+    verdict = features.nli_verdicts[i] if features.nli_verdicts else None
+    if flagged:
+        return [] if verdict is not None and verdict.verdict == "contradicted" else best[:1]
+    if verdict is not None and verdict.verdict == "supported":
+        return list(dict.fromkeys(verdict.entailing_keys))
+    return best
+
+
+def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float, flagged: bool) -> str:
+    """Why response sentence ``i`` is supported, contradicted or not found, in words and figures."""
+    best = features.best_matches[i]
+    verdict = features.nli_verdicts[i] if features.nli_verdicts else None
+    if verdict is not None and flagged and verdict.verdict == "contradicted":
+        keys = ", ".join(verdict.contradicting_keys)
+        text = f"Contradicted by {keys}" + (f": {verdict.detail}" if verdict.detail else "")
+        text += f" (contradiction probability {verdict.contradiction:.2f})"
+    elif flagged:
+        text = "Not found in the documents" + (
+            f"; closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})" if best else ""
+        )
+    elif verdict is not None and verdict.verdict == "supported":
+        text = f"Supported by {', '.join(verdict.entailing_keys)} (entailment probability {verdict.entailment:.2f})"
+    else:
+        text = (
+            f"Closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})"
+            if best
+            else "No document sentence to compare with"
+        )
+    if verdict is not None and not (flagged and verdict.verdict == "contradicted"):
+        text += f"; entailment {verdict.entailment:.2f}, contradiction {verdict.contradiction:.2f}"
+    text += f"; estimated probability unsupported {p_unsupported:.2f}"
+    if features.missing_words[i]:
+        text += f"; words not in the documents: {', '.join(features.missing_words[i])}"
+    return text + "."
+
+
 class LocalJudge:
     """Offline judge on a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
 
@@ -130,6 +262,8 @@ class LocalJudge:
         model: a model name, path or loaded ``SentenceTransformer``; None for the packaged model.
         encoder: an :class:`~rageval_lc.judges.encoder.Encoder` to use instead (tests inject fakes).
         params: fitted parameters (a :class:`LocalParams` or a path); None for the shipped ones.
+        nli: the NLI model (an :class:`~rageval_lc.judges.nli.NliModel` or an adapter folder); None for the
+            shipped one.
         device: the torch device.
     """
 
@@ -142,12 +276,15 @@ class LocalJudge:
         *,
         encoder: Encoder | None = None,
         params: LocalParams | str | None = None,
+        nli: NliModel | str | Path | None = None,
         device: str = "cpu",
     ) -> None:
         base = encoder if encoder is not None else SentenceTransformerEncoder(model, device=device)
         self.encoder = CachedEncoder(base)
+        self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device)
         self._params = params
         self._rare_cache: dict[str, bool] = {}
+        self._features: OrderedDict[tuple[str, str, KeyedSentences], SampleFeatures] = OrderedDict()
 
     @property
     def params(self) -> LocalParams:
@@ -169,8 +306,8 @@ class LocalJudge:
             self._rare_cache[word] = tokenizer is not None and len(tokenizer.tokenize(word)) > 1
         return self._rare_cache[word]
 
-    def features(self, question: str, sentences: KeyedSentences, response: str) -> SampleFeatures:
-        """Encode what is not cached yet and compute the sample's feature tables."""
+    def _base_features(self, question: str, sentences: KeyedSentences, response: str) -> SampleFeatures:
+        """Encode what is not cached yet and compute the embedding / lexical feature tables."""
         doc_texts = [text for doc in sentences.documents for _, text in doc]
         resp_texts = [text for _, text in sentences.response]
         encoded = self.encoder.encode([question, response, *doc_texts, *resp_texts])
@@ -179,28 +316,67 @@ class LocalJudge:
         answers = encoded[2 + len(doc_texts) :]
         return sample_features(question, q, r, sentences, docs, answers, is_rare=self._is_rare)
 
-    def _support_probabilities(self, statements: Sequence[str], contexts: Sequence[str], question: str) -> np.ndarray:
-        """P(unsupported) of each statement against the contexts."""
+    def features(self, question: str, sentences: KeyedSentences, response: str) -> SampleFeatures:
+        """The sample's feature tables, the NLI pass included (remembered for the next judgement)."""
+        key = (question, response, sentences)
+        found = self._features.get(key)
+        if found is None or found.nli is None:
+            found = (found or self._base_features(question, sentences, response)).with_nli(sentences, self.nli.predict)
+            self._features[key] = found
+            while len(self._features) > _FEATURE_CACHE:
+                self._features.popitem(last=False)
+        self._features.move_to_end(key)
+        return found
+
+    def _support_probabilities(
+        self, statements: Sequence[str], contexts: Sequence[str], question: str
+    ) -> tuple[np.ndarray, list[str], list[bool], list[bool]]:
+        """P(unsupported) of each statement against the contexts, with a reason, whether it is flagged as
+        unsupported, and whether it is contradicted outright."""
         keyed = KeyedSentences.from_texts(contexts, "")
         keyed = KeyedSentences(
             documents=keyed.documents,
             response=tuple((sentence_letters(i), s) for i, s in enumerate(statements)),
         )
+        if not statements:
+            return np.zeros(0), [], [], []
         features = self.features(question, keyed, " ".join(statements))
-        return self.params.support.predict(features.support) if statements else np.zeros(0)
+        p, contradicted = nli_adjusted(
+            self.params.support.predict(features.support_inputs), features.nli_verdicts, self.params
+        )
+        flagged = [bool(c or p_i >= self.params.support_threshold) for c, p_i in zip(contradicted, p, strict=True)]
+        reasons = [sentence_explanation(features, i, float(p[i]), flagged[i]) for i in range(len(statements))]
+        return p, reasons, flagged, contradicted
 
-    def prepare(self, samples: Sequence[RagSample]) -> None:
-        """Encode every text the TRACe labelling of ``samples`` needs in one batched pass.
-
-        Texts sorted by length pad little, so a batch run that calls this per chunk of samples encodes
-        far faster than sample by sample; the per-sample calls then read the cache.
-        """
+    def _encode_samples(self, samples: Sequence[RagSample]) -> None:
+        """Encode every text of ``samples`` in one length-sorted pass (the per-sample calls read the cache)."""
         texts: list[str] = []
         for sample in samples:
             keyed = sample.sentences
             texts += [sample.question, sample.response]
             texts += [text for doc in keyed.documents for _, text in doc] + [text for _, text in keyed.response]
         self.encoder.encode(list(dict.fromkeys(texts)))
+
+    def prepare(self, samples: Sequence[RagSample]) -> None:
+        """Encode every text, and score every NLI pair, that the TRACe labelling of ``samples`` needs.
+
+        Texts sorted by length pad little, so a batch run that calls this per chunk of samples encodes
+        (and runs the NLI model) far faster than sample by sample; the per-sample calls then read the caches.
+        """
+        self._encode_samples(samples)
+        pairs: list[tuple[str, str]] = []
+        for sample in samples:
+            key = (sample.question, sample.response, sample.sentences)
+            if key in self._features:
+                continue
+            base = self._base_features(sample.question, sample.sentences, sample.response)
+            self._features[key] = base
+            hypotheses = [text for _, text in sample.sentences.response]
+            candidates = nli_pairs(sample.sentences, base.best_matches)
+            pairs += [(premise, hypotheses[k]) for k, cands in enumerate(candidates) for _, premise in cands]
+        self.nli.predict(pairs)
+        while len(self._features) > _FEATURE_CACHE:
+            self._features.popitem(last=False)
 
     # --- judgements ------------------------------------------------------------------------------
 
@@ -218,14 +394,10 @@ class LocalJudge:
 
     def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
         """Each claim is supported when its estimated probability of being unsupported is below the threshold."""
-        p = self._support_probabilities(claims, contexts, "")
+        _, reasons, flagged, _ = self._support_probabilities(claims, contexts, "")
         verdicts = [
-            ClaimVerdict(
-                claim=claim,
-                supported=bool(p_i < self.params.support_threshold),
-                reason=f"Estimated probability unsupported {p_i:.2f}.",
-            )
-            for claim, p_i in zip(claims, p, strict=True)
+            ClaimVerdict(claim=claim, supported=not unsupported, reason=reason)
+            for claim, reason, unsupported in zip(claims, reasons, flagged, strict=True)
         ]
         return Judgement(name="verify_claims", value=verdicts, reason="Offline support model.")
 
@@ -234,7 +406,7 @@ class LocalJudge:
     ) -> Judgement[list[ContextVerdict]]:
         """A context is relevant when its most question-relevant sentence is probably relevant."""
         keyed = KeyedSentences.from_texts(contexts, reference or "")
-        features = self.features(question, keyed, reference or "")
+        features = self._base_features(question, keyed, reference or "")
         p = self.params.question_relevance.predict(features.documents) if len(features.document_keys) else np.zeros(0)
         verdicts = []
         start = 0
@@ -259,22 +431,22 @@ class LocalJudge:
         if not statements:
             return Judgement(name="attribute_reference", value=[], reason="The reference is empty.")
         keyed = KeyedSentences.from_texts(contexts, "")
-        p = self._support_probabilities(statements, contexts, question)
+        _, reasons, flagged, _ = self._support_probabilities(statements, contexts, question)
         doc_vectors = self.encoder.encode([t for doc in keyed.documents for _, t in doc])
         owners = [i for i, doc in enumerate(keyed.documents) for _ in doc]
         verdicts = []
-        for statement, p_i, enc in zip(statements, p, self.encoder.encode(statements), strict=True):
+        encoded = self.encoder.encode(statements)
+        for statement, reason, unsupported, enc in zip(statements, reasons, flagged, encoded, strict=True):
             index = None
             if doc_vectors:
                 sims = np.array([d.sentence @ enc.sentence for d in doc_vectors])
                 index = owners[int(np.argmax(sims))]
-            attributed = bool(p_i < self.params.support_threshold)
             verdicts.append(
                 StatementVerdict(
                     statement=statement,
-                    attributed=attributed,
-                    context_index=index if attributed else None,
-                    reason=f"Estimated probability unsupported {p_i:.2f}.",
+                    attributed=not unsupported,
+                    context_index=None if unsupported else index,
+                    reason=reason,
                 )
             )
         return Judgement(name="attribute_reference", value=verdicts, reason="Offline support model.")
@@ -300,8 +472,9 @@ class LocalJudge:
                 correctness=0.0, completeness=0.0, overall_reason="The answer or the reference is empty."
             )
             return Judgement(name="factual_accuracy", value=verdict)
-        correct = float((1.0 - self._support_probabilities(answer_sentences, [reference], question)).mean())
-        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer], question)).mean())
+        p_wrong, _, _, contradicted = self._support_probabilities(answer_sentences, [reference], question)
+        correct = float((1.0 - p_wrong).mean())
+        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer], question)[0]).mean())
         overlap = key_term_overlap(question, answer, reference, is_rare=self._is_rare)
         correctness_reason = f"Support by the reference {correct:.2f} (mean over answer sentences)"
         if overlap.precision is not None:
@@ -313,6 +486,9 @@ class LocalJudge:
         if overlap.conflicting_numbers:  # a different date or quantity is wrong, however close the wording
             correct = min(correct, 0.4)
             correctness_reason += f"; numbers that contradict the reference: {', '.join(overlap.conflicting_numbers)}"
+        if any(contradicted):  # the NLI model finds an answer sentence the reference contradicts
+            correct = min(correct, 0.4)
+            correctness_reason += f"; {sum(contradicted)} answer sentence(s) contradicted by the reference"
         completeness_reason = f"Coverage of the reference {complete:.2f} (mean over reference sentences)"
         if overlap.recall is not None:
             complete = (complete + overlap.recall) / 2

@@ -17,12 +17,13 @@ Example:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
 
 from rageval_lc.judges.encoder import Encoded
+from rageval_lc.judges.local_nli import SentenceNli, nli_table
 from rageval_lc.text import KeyedSentences
 
 __all__ = [
@@ -158,6 +159,25 @@ class SampleFeatures:
     best_matches: tuple[tuple[str, ...], ...]  # per response sentence: its closest document keys
     best_similarity: tuple[float, ...]  # per response sentence: similarity to its closest document sentence
     missing_words: tuple[tuple[str, ...], ...]  # per response sentence: content words absent from the documents
+    nli: np.ndarray | None = None  # (M, len(NLI_FEATURES)), added by the judge's NLI pass
+    nli_verdicts: tuple[SentenceNli, ...] = ()
+
+    @property
+    def support_inputs(self) -> np.ndarray:
+        """What the support model reads: the support table, then the NLI table.
+
+        Raises:
+            ValueError: If the NLI pass has not been added (see :meth:`with_nli`).
+        """
+        if self.nli is None:
+            msg = "The NLI features are missing: call with_nli() first."
+            raise ValueError(msg)
+        return np.hstack([self.support, self.nli])
+
+    def with_nli(self, sentences: KeyedSentences, predict: object) -> SampleFeatures:
+        """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.local_nli.nli_table`."""
+        table, verdicts = nli_table(sentences, self.best_matches, predict)
+        return replace(self, nli=table, nli_verdicts=verdicts)
 
 
 def sample_features(

@@ -25,6 +25,7 @@ __all__ = [
     "LocalParams",
     "Logistic",
     "adherence_row_features",
+    "completeness_row_features",
     "expand",
     "share_row_features",
 ]
@@ -102,6 +103,34 @@ def share_row_features(probabilities: np.ndarray, documents: np.ndarray, respons
     )
 
 
+def completeness_row_features(
+    p_relevant: np.ndarray, p_utilized: np.ndarray, relevant: int, utilized: int, overlap: int, response_sentences: int
+) -> np.ndarray:
+    """Sample-level features for completeness, from the chosen key sets and the sentence probabilities.
+
+    Example:
+        >>> completeness_row_features(np.array([0.9, 0.1]), np.array([0.8, 0.2]), 1, 1, 1, 2).round(2).tolist()
+        [0.5, 0.5, 1.0, 1.0, 0.5, 0.5, 1.1, 2.0, 0.74]
+    """
+    p_r, p_u = np.asarray(p_relevant, dtype=float), np.asarray(p_utilized, dtype=float)
+    n = len(p_r)
+    if n == 0:
+        return np.zeros(9)
+    return np.array(
+        [
+            relevant / n,
+            utilized / n,
+            min(1.0, utilized / max(1, relevant)),
+            overlap / relevant if relevant else 1.0,
+            p_r.mean(),
+            p_u.mean(),
+            np.log1p(n),
+            response_sentences,
+            float((p_r * p_u).sum() / max(1e-9, p_r.sum())),
+        ]
+    )
+
+
 def adherence_row_features(unsupported: np.ndarray) -> np.ndarray:
     """Sample-level features for adherence: the largest, noisy-or and mean unsupported probability."""
     p = np.asarray(unsupported, dtype=float)
@@ -117,7 +146,8 @@ class LocalParams:
     ``relevance`` / ``utilization``: P(a document sentence is relevant / used); ``*_share``: the sample's
     relevant / used share from those probabilities; ``support``: P(a response sentence is unsupported);
     ``hallucination``: P(the response is not fully supported) from the sentence probabilities;
-    ``question_relevance``: P(relevant) from question-side features only (for context relevance).
+    ``question_relevance``: P(relevant) from question-side features only (for context relevance);
+    ``completeness``: the sample's completeness from the relevance and utilization predictions.
     """
 
     relevance: Logistic
@@ -130,6 +160,10 @@ class LocalParams:
     context_relevant_threshold: float = 0.5
     support_threshold: float = 0.5
     adherence_threshold: float = 0.5
+    contradiction_threshold: float = 0.5  # an NLI contradiction at least this probable flags the sentence
+    entailment_threshold: float = 1.01  # an NLI entailment at least this probable clears it (> 1: never)
+    lexical_conflicts: bool = False  # a conflict the words show (numbers, units, names, negation, roles) flags it
+    completeness: Linear | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
     _MODELS: ClassVar[dict[str, type]] = {
@@ -158,7 +192,9 @@ class LocalParams:
             msg = f"Local judge parameters lack {missing}."
             raise ValueError(msg)
         models = {name: kind(**data[name]) for name, kind in cls._MODELS.items()}
-        extra = {k: v for k, v in data.items() if k not in cls._MODELS}
+        if data.get("completeness") is not None:
+            models["completeness"] = Linear(**data["completeness"])
+        extra = {k: v for k, v in data.items() if k not in cls._MODELS and k != "completeness"}
         return cls(**models, **extra)
 
     @classmethod

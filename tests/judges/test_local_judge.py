@@ -15,6 +15,7 @@ from rageval_lc.judges.encoder import Encoded
 from rageval_lc.judges.local import LocalJudge
 from rageval_lc.judges.local_features import DOCUMENT_FEATURES, SUPPORT_FEATURES
 from rageval_lc.judges.local_model import LocalParams
+from rageval_lc.judges.local_nli import NLI_FEATURES
 from rageval_lc.schema import RagSample
 
 DIM = 64
@@ -63,7 +64,7 @@ def fake_judge() -> LocalJudge:
 def test_shipped_parameters_match_the_feature_tables() -> None:
     params = LocalParams.load()
     assert len(params.relevance.mean) == len(DOCUMENT_FEATURES)
-    assert len(params.support.mean) == len(SUPPORT_FEATURES)
+    assert len(params.support.mean) == len(SUPPORT_FEATURES) + len(NLI_FEATURES)
     assert len(params.relevance.coef) == len(DOCUMENT_FEATURES) + 9  # expanded: 8 squares and 1 product
     figures = params.metadata["held_out_figures"]["local"]["pooled"]
     assert params.metadata["held_out_rows"] > 900
@@ -80,9 +81,15 @@ def test_trace_labels_are_valid_labels(fake_judge: LocalJudge) -> None:
     assert [e.response_sentence_key for e in labels.sentence_support_information] == ["a", "b"]
     probability = judgement.notes["adherence_probability"]
     assert 0.0 <= probability <= 1.0
-    assert labels.overall_supported == (probability >= 0.5)
+    assert labels.overall_supported == (probability >= fake_judge.params.adherence_threshold)
     assert (labels.unsupported_response_sentence_keys == []) == labels.overall_supported
-    assert all("Closest document sentence" in e.explanation for e in labels.sentence_support_information)
+    starts = ("Supported by", "Not found in the documents", "Contradicted by", "Closest document sentence")
+    for entry in labels.sentence_support_information:
+        assert entry.explanation.startswith(starts) and "estimated probability unsupported" in entry.explanation
+    verdicts = judgement.notes["sentence_verdicts"]
+    assert set(verdicts) == {"a", "b"} and set(verdicts.values()) <= {"supported", "not_found", "contradicted"}
+    flagged = {k for k, v in verdicts.items() if v != "supported"}
+    assert flagged == set(labels.unsupported_response_sentence_keys)
 
 
 def test_trace_scores_through_evaluate(fake_judge: LocalJudge) -> None:
@@ -191,3 +198,59 @@ def test_prepare_encodes_a_chunk_once_so_scoring_reads_the_cache(fake_judge: Loc
     for sample in batch:
         fake_judge.trace_labels(sample)
     assert fake_judge.encoder.misses == before  # every text was encoded by prepare
+
+
+# The issue's four contradictions, each beside a faithful paraphrase of the same context (worked out by hand).
+CONTRADICTIONS = [
+    (
+        "How tall is Mount Everest?",
+        "Mount Everest is 8,849 metres tall.",
+        "Mount Everest is 6,120 metres tall.",
+        "Everest rises to a height of 8,849 metres.",
+        "says 6,120 metres; 0a says 8,849 metres",
+    ),
+    (
+        "What is the capital of Australia?",
+        "Canberra is the capital city of Australia. Sydney is its largest city.",
+        "The capital of Australia is Sydney.",
+        "Australia's seat of government is the city of Canberra.",
+        "Sydney",
+    ),
+    (
+        "When did the Berlin Wall fall?",
+        "The Berlin Wall, which divided the city for decades, fell on 9 November 1989.",
+        "The Berlin Wall fell in 1991.",
+        "The wall that split Berlin came down in November 1989.",
+        "1991",
+    ),
+    (
+        "Should children take aspirin?",
+        "Aspirin is not recommended for children under 16 because of the risk of Reye's syndrome.",
+        "Aspirin is recommended for children.",
+        "Young people below sixteen should avoid aspirin, since it can cause Reye's syndrome.",
+        "",
+    ),
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 12, open: the offline judge does not yet catch these (see BENCHMARKS.md, the NLI pass)",
+)
+@pytest.mark.parametrize(("question", "context", "wrong", "right", "conflict"), CONTRADICTIONS)
+def test_contradictions_fail_and_their_paraphrases_pass(
+    judge: LocalJudge, question: str, context: str, wrong: str, right: str, conflict: str
+) -> None:
+    def score(response: str):
+        sample = RagSample(question=question, contexts=[context], response=response)
+        return evaluate_sample(sample, ["trace", "faithfulness"], judge=judge)
+
+    bad, good = score(wrong), score(right)
+    assert bad.scores()["faithfulness"] == 0.0 and bad.scores()["adherence"] == 0.0
+    assert "Contradicted by 0" in bad.results["faithfulness"].reason
+    assert conflict in bad.results["faithfulness"].reason
+    notes = bad.details["trace"]["judge_notes"]
+    assert notes["sentence_verdicts"] == {"a": "contradicted"}
+    assert good.scores()["faithfulness"] == 1.0 and good.scores()["adherence"] == 1.0
+    assert good.details["trace"]["judge_notes"]["sentence_verdicts"] == {"a": "supported"}
+    assert bad.scores()["adherence_probability"] < 0.5 < good.scores()["adherence_probability"]

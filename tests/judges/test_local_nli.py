@@ -52,10 +52,19 @@ def test_verdicts_supported_contradicted_and_not_found() -> None:
 
 
 def test_an_entailing_pair_outweighs_a_contradicting_one() -> None:
-    rows = {"Mount": [0.6, 0.1, 0.3], "K2": [0.0, 0.1, 0.9]}
-    _, verdicts = nli_table(SENTENCES, [("0a", "1a"), ()], _fake(rows))
-    assert verdicts[0].verdict == "supported"
-    assert verdicts[1].verdict == "not_found" and verdicts[1].entailment == 0.0
+    rows = {"It": [0.6, 0.1, 0.3], "K2": [0.0, 0.1, 0.9], "Mount": [0.2, 0.7, 0.1]}
+    _, verdicts = nli_table(SENTENCES, [(), ("0b", "1a")], _fake(rows))
+    assert verdicts[0].verdict == "not_found" and verdicts[0].entailment == 0.0
+    assert verdicts[1].verdict == "supported" and not verdicts[1].lexical
+
+
+def test_a_conflict_the_words_show_outweighs_an_entailing_pair() -> None:
+    rows = {"Mount": [0.9, 0.05, 0.05], "K2": [0.1, 0.8, 0.1]}  # the model misses the changed number
+    table, verdicts = nli_table(SENTENCES, [("0a", "1a"), ()], _fake(rows))
+    assert verdicts[0].verdict == "contradicted" and verdicts[0].lexical
+    assert verdicts[0].detail == "says 6,120 metres; 0a says 8,849 metres"
+    assert table[0, NLI_FEATURES.index("lexical_conflict")] == 1.0
+    assert table[0, NLI_FEATURES.index("nli_contradicted")] == 0.0
 
 
 CONFLICTS = [
