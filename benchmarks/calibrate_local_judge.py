@@ -52,9 +52,9 @@ from rageval_lc.judges.local_model import (
     expand,
     share_row_features,
 )
-from rageval_lc.judges.local_nli import nli_pairs
+from rageval_lc.judges.local_nli import nli_inputs
 from rageval_lc.judges.nli import NliModel, shipped_adapter_path
-from rageval_lc.metrics.agreement import AgreementRecord, judge_agreement
+from rageval_lc.metrics.agreement import AgreementRecord, auroc, judge_agreement
 from rageval_lc.metrics.trace import trace_scores
 from rageval_lc.report import format_table
 from rageval_lc.text import normalize_key
@@ -158,7 +158,7 @@ def featurise_aux(shared: Path, cache: Path) -> list[dict]:
 def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = None) -> list[dict]:
     """Add the NLI pass to every item's features (pairs scored in one batched pass; cached per adapter)."""
     adapter = adapter or shipped_adapter_path()
-    code = Path(nli_pairs.__code__.co_filename).read_bytes()  # the NLI pass's own code changes the tables too
+    code = Path(nli_inputs.__code__.co_filename).read_bytes()  # the NLI pass's own code changes the tables too
     digest = hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes() + code).hexdigest()[:12]
     model = NliModel(adapter, batch_size=128)
     precision = str(model.autocast_dtype()).replace("torch.", "")  # the runtime's precision on this machine
@@ -173,10 +173,7 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
         start = time.time()
         pairs = []
         for it in items:
-            sentences = it["record"].sample.sentences
-            hypotheses = [text for _, text in sentences.response]
-            for k, cands in enumerate(nli_pairs(sentences, it["features"].best_matches)):
-                pairs += [(premise, hypotheses[k]) for _, premise in cands]
+            pairs += nli_inputs(it["record"].sample.sentences, it["features"].best_matches)[1]
         model.predict(pairs)
         tables = [
             (lambda f: (f.nli, f.nli_verdicts))(it["features"].with_nli(it["record"].sample.sentences, model.predict))
@@ -227,12 +224,6 @@ def fit_linear(x, y, w, *, alpha: float) -> Linear:
     )
 
 
-def _auroc(truth: np.ndarray, score: np.ndarray) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    return float(roc_auc_score(truth, score)) if 0 < truth.sum() < len(truth) else float("nan")
-
-
 def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, dict]:
     """Fit every model on ``items`` (the fitted part), with ``aux`` as weak data for support / hallucination.
 
@@ -258,7 +249,7 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
 
     models: dict = {}
     oof: dict[str, np.ndarray] = {}
-    share_rows: dict[str, np.ndarray] = {}
+    share_oof: dict[str, np.ndarray] = {}
     for name, y, target in (("relevance", y_rel, "context_relevance"), ("utilization", y_use, "context_utilization")):
         models[name] = fit_logistic(docs, y, weights[doc_of], c=0.3, expanded=True)
         p = out_of_fold(docs, y, doc_of, c=0.3, expanded=True)
@@ -269,10 +260,12 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
                 for i, it in enumerate(items)
             ]
         )
-        share_rows[name] = rows
         truth = np.array([it["record"].released_scores[target] for it in items])
         models[f"{name}_share"] = fit_linear(rows, truth, weights, alpha=1.0)
-    models["completeness"] = _fit_completeness(items, weights, folds, doc_of, oof, share_rows)
+        share_oof[name] = np.zeros(len(items))
+        for train, test in folds:
+            share_oof[name][test] = fit_linear(rows[train], truth[train], weights[train], alpha=1.0).predict(rows[test])
+    models["completeness"] = _fit_completeness(items, weights, doc_of, oof, share_oof)
 
     # support and hallucination: RAGBench (sentence labels) plus weak aux rows, weight chosen by CV
     def support_table(group: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -283,7 +276,7 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
         return x, y, np.asarray(of, dtype=int)
 
     sup, y_uns, sup_of = support_table(items)
-    aux_sup, aux_y, aux_of = support_table(aux)
+    aux_sup, aux_y, _ = support_table(aux)
     aux_hallucinated = np.array([not it["record"].released_scores["adherence"] for it in aux], dtype=bool)
 
     def support_and_rows(train_rows: np.ndarray, aux_weight: float) -> Logistic:
@@ -322,7 +315,7 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
             for train, test in folds:
                 p_h[test] = fit_logistic(rows[train], hallucinated[train], weights[train], c=0.3).predict(rows[test])
             p_final = _with_contradictions(p_h, items, trial)
-            score = _auroc(hallucinated, p_final)
+            score = auroc(hallucinated, p_final)
             choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
             trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
     # the most contradiction-aware setting (grid order) within CV_TOLERANCE of the best cross-validated AUROC
@@ -343,14 +336,9 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
     rows = hallucination_rows(p_adj, sup_of, len(items))
     x_h, y_h, w_h = rows, hallucinated, weights
     if aux_weight > 0:
-        p_aux = models["support"].predict(aux_sup) if len(aux_sup) else np.zeros(0)
         aux_rows = []
-        for i, it in enumerate(aux):
-            p_i = (
-                p_aux[aux_of == i]
-                if i in set(aux_of.tolist())
-                else models["support"].predict(it["features"].support_inputs)
-            )
+        for it in aux:  # every aux row has a row label; only some have sentence labels
+            p_i = models["support"].predict(it["features"].support_inputs)
             aux_rows.append(adherence_row_features(nli_adjusted(p_i, it["features"].nli_verdicts, params_probe)[0]))
         x_h = np.vstack([rows, np.array(aux_rows)])
         y_h = np.concatenate([hallucinated, aux_hallucinated])
@@ -399,7 +387,7 @@ def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: 
     return out
 
 
-def _fit_completeness(items, weights, folds, doc_of, oof, share_rows) -> Linear:
+def _fit_completeness(items, weights, doc_of, oof, share_oof) -> Linear:
     """Completeness from the (out-of-fold) relevance / utilization predictions and the key sets they give."""
     rows = []
     for i, it in enumerate(items):
@@ -407,26 +395,12 @@ def _fit_completeness(items, weights, folds, doc_of, oof, share_rows) -> Linear:
         p_r, p_u = oof["relevance"][doc_of == i], oof["utilization"][doc_of == i]
         out = []
         for name, p in (("relevance", p_r), ("utilization", p_u)):
-            share = float(np.clip(_share_model_oof(share_rows[name], items, weights, folds, name)[i], 0, 1))
+            share = float(np.clip(share_oof[name][i], 0, 1))
             out.append(set(np.argsort(-p, kind="stable")[: round(share * n)].tolist()))
         relevant, utilized = out
         rows.append(completeness_row_features(p_r, p_u, len(relevant), len(utilized), len(relevant & utilized), m))
     truth = np.array([it["record"].released_scores["completeness"] for it in items])
     return fit_linear(np.array(rows), truth, weights, alpha=3.0)
-
-
-_SHARE_OOF: dict[str, np.ndarray] = {}
-
-
-def _share_model_oof(rows, items, weights, folds, name) -> np.ndarray:
-    if name not in _SHARE_OOF:
-        target = {"relevance": "context_relevance", "utilization": "context_utilization"}[name]
-        truth = np.array([it["record"].released_scores[target] for it in items])
-        p = np.zeros(len(items))
-        for train, test in folds:
-            p[test] = fit_linear(rows[train], truth[train], weights[train], alpha=1.0).predict(rows[test])
-        _SHARE_OOF[name] = p
-    return _SHARE_OOF[name]
 
 
 def _f1(predicted: np.ndarray, truth: np.ndarray) -> float:

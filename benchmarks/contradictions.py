@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rageval_lc import RagSample, evaluate_sample  # noqa: E402
-from rageval_lc.metrics.agreement import auroc as rank_auroc  # noqa: E402
+from rageval_lc.metrics.agreement import auroc  # noqa: E402
 from rageval_lc.report import format_table  # noqa: E402
 
 PAIRS = ROOT / "benchmarks" / "data" / "contradiction_pairs.jsonl"
@@ -45,17 +45,6 @@ FAITHFUL_KINDS = ("paraphrase", "faithful_copy")
 NLI_SOURCES = ("snli_test", "mnli_dev_matched", "cad_snli_test", "fever_nli_dev")
 NLI_QUESTION = "What does the passage say?"
 SEED = 13
-
-
-def roc_auc(positive: Sequence[bool], scores: Sequence[float]) -> float | None:
-    """AUROC (None when one class is missing): scikit-learn's when installed, else the rank formula."""
-    if len(set(positive)) < 2:
-        return None
-    try:
-        from sklearn.metrics import roc_auc_score
-    except ImportError:
-        return rank_auroc(list(positive), list(scores))
-    return float(roc_auc_score(list(positive), list(scores)))
 
 
 def load_pairs(path: Path = PAIRS) -> list[dict[str, Any]]:
@@ -140,7 +129,7 @@ def summarise(rows: Sequence[dict[str, Any]], scored: Sequence[dict[str, Any]], 
             "faithful": len(ent),
             "catch_rate": _rate([scored[i]["flagged"] for i in con]),
             "false_alarm_rate": _rate([scored[i]["flagged"] for i in ent]),
-            "auroc": roc_auc([positive[i] for i in others], [ranking[i] for i in others]),
+            "auroc": auroc([positive[i] for i in others], [ranking[i] for i in others]),
             "mean_adherence_probability": _mean([scored[i]["adherence_probability"] for i in idx]),
             "mean_faithfulness": _mean([scored[i]["faithfulness"] for i in idx]),
         }
@@ -152,7 +141,7 @@ def summarise(rows: Sequence[dict[str, Any]], scored: Sequence[dict[str, Any]], 
         "faithful": len(ent),
         "catch_rate": _rate([scored[i]["flagged"] for i in con]),
         "false_alarm_rate": _rate([scored[i]["flagged"] for i in ent]),
-        "auroc": roc_auc(positive, ranking),
+        "auroc": auroc(positive, ranking),
         "mean_faithfulness_contradiction": _mean([scored[i]["faithfulness"] for i in con]),
         "mean_faithfulness_faithful": _mean([scored[i]["faithfulness"] for i in ent]),
         "errors": sum(s["adherence"] is None for s in scored),

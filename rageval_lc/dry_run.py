@@ -65,8 +65,9 @@ def plan_calls(
 
 def _applies(judgement: str, metrics: Sequence[str], sample: RagSample) -> bool:
     """Whether scoring ``sample`` will make ``judgement`` (the shortcuts the metrics take)."""
-    no_contexts = not any(context.strip() for context in sample.contexts)  # context metrics: undetermined
-    if no_contexts and (judgement in CONTEXT_JUDGEMENTS or all(get_metric(m).needs_contexts for m in metrics)):
+    if not sample.has_contexts and (
+        judgement in CONTEXT_JUDGEMENTS or all(get_metric(m).needs_contexts for m in metrics)
+    ):
         return False
     if judgement in REFERENCE_JUDGEMENTS:
         if not (sample.reference and sample.reference.strip()):

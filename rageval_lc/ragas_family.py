@@ -94,11 +94,11 @@ def score_faithfulness(ctx: SampleJudgements) -> Scored:
             return _missing(("faithfulness",), claims), _details(ctx, "faithfulness", claims)
         verdicts = claims.value
         score = faithfulness([c.supported for c in verdicts])
-        unsupported = [c.claim for c in verdicts if not c.supported]
+        unsupported = [c for c in verdicts if not c.supported]
         if not verdicts:
             reason = "The answer makes no claim, so nothing it says is unsupported."
         elif unsupported:
-            shown = "; ".join([_claim_text(c) for c in verdicts if not c.supported][:5])
+            shown = "; ".join(_claim_text(c) for c in unsupported[:5])
             reason = f"{len(verdicts) - len(unsupported)} of {len(verdicts)} claims supported; unsupported: {shown}"
         else:
             reason = f"All {len(verdicts)} claims are supported by the contexts."

@@ -120,6 +120,11 @@ class RagSample(BaseModel):
         return self
 
     @property
+    def has_contexts(self) -> bool:
+        """True when a retrieved context is not blank (the context metrics are undetermined otherwise)."""
+        return any(context.strip() for context in self.contexts)
+
+    @property
     def sentences(self) -> KeyedSentences:
         """The keyed sentences: ``keyed_sentences`` when given, else split once and cached."""
         if self.keyed_sentences is not None:

@@ -172,7 +172,7 @@ class SampleJudgements:
     @property
     def has_contexts(self) -> bool:
         """True when the sample has a retrieved context that is not blank."""
-        return any(context.strip() for context in self.sample.contexts)
+        return self.sample.has_contexts
 
     @property
     def embeddings(self) -> Any:

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rageval_lc.judges.nli import LABELS, LORA_TARGETS, MAX_LENGTH, NliModel, build_base  # noqa: E402
+from rageval_lc.metrics.agreement import auroc  # noqa: E402
 
 # source -> share held out (1.0: all of it; 0.0: none), split by a hash of `split_on`
 TRAIN_SOURCES = {
@@ -233,16 +234,8 @@ def _trim_config(out: Path) -> None:
     path.write_text(json.dumps(config, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def auroc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """Area under the ROC curve (ties count half)."""
-    pos, neg = scores[labels == 1], scores[labels == 0]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    ranks = np.argsort(np.argsort(np.concatenate([pos, neg]), kind="stable"), kind="stable") + 1.0
-    _, inverse, counts = np.unique(np.concatenate([pos, neg]), return_inverse=True, return_counts=True)
-    sums = np.bincount(inverse, weights=ranks)
-    ranks = (sums / counts)[inverse]
-    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 def evaluate(args: argparse.Namespace) -> dict:
@@ -269,8 +262,8 @@ def evaluate(args: argparse.Namespace) -> dict:
             "accuracy_3way": round(float((pred == gold).mean()), 4) if three_way else None,
             "contradiction_recall": round(float((pred[is_con] == 2).mean()), 4) if is_con.any() else None,
             "contradiction_precision": round(float((gold[pred == 2] == 2).mean()), 4) if (pred == 2).any() else None,
-            "contradiction_auroc": round(auroc(is_con.astype(int), p[:, 2]), 4),
-            "entailment_auroc": round(auroc((gold == 0).astype(int), p[:, 0]), 4),
+            "contradiction_auroc": _rounded(auroc(is_con.tolist(), p[:, 2].tolist())),
+            "entailment_auroc": _rounded(auroc((gold == 0).tolist(), p[:, 0].tolist())),
         }
         print(source, results[source], flush=True)
     (Path(args.out) / "metrics.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -356,12 +356,11 @@ class DspyJudge:
         """Every judgement of the sample in one call (the fused mode)."""
         sentences = sample.sentences
         has_reference = bool(sample.reference and sample.reference.strip())
-        has_contexts = any(context.strip() for context in sample.contexts)
 
         def parse(prediction: dspy.Prediction) -> tuple[FullAssessment, dict[str, Any], str | None]:
             notes: dict[str, Any] = {}
             labels, problem = _parse_trace(prediction, sentences, notes)
-            if not has_contexts:  # the TRACe part goes unused (the context metrics are undetermined)
+            if not sample.has_contexts:  # the TRACe part goes unused (the context metrics are undetermined)
                 problem = None
             reference = None
             if has_reference:

@@ -44,7 +44,7 @@ from rageval_lc.judges.local_model import (
     completeness_row_features,
     share_row_features,
 )
-from rageval_lc.judges.local_nli import LEXICAL_CONFLICT_PROBABILITY, SentenceNli, nli_pairs
+from rageval_lc.judges.local_nli import LEXICAL_CONFLICT_PROBABILITY, SentenceNli, nli_inputs
 from rageval_lc.judges.local_reference import key_term_overlap
 from rageval_lc.judges.nli import NliModel
 from rageval_lc.schema import RagSample, TraceLabels
@@ -371,9 +371,7 @@ class LocalJudge:
                 continue
             base = self._base_features(sample.question, sample.sentences, sample.response)
             self._features[key] = base
-            hypotheses = [text for _, text in sample.sentences.response]
-            candidates = nli_pairs(sample.sentences, base.best_matches)
-            pairs += [(premise, hypotheses[k]) for k, cands in enumerate(candidates) for _, premise in cands]
+            pairs += nli_inputs(sample.sentences, base.best_matches)[1]
         self.nli.predict(pairs)
         while len(self._features) > _FEATURE_CACHE:
             self._features.popitem(last=False)

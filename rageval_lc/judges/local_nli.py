@@ -30,6 +30,7 @@ __all__ = [
     "SentenceNli",
     "conflict_detail",
     "lexical_conflict",
+    "nli_inputs",
     "nli_pairs",
     "nli_table",
 ]
@@ -109,6 +110,17 @@ def nli_pairs(
     return out
 
 
+def nli_inputs(
+    sentences: KeyedSentences, best_matches: Sequence[Sequence[str]]
+) -> tuple[list[list[tuple[tuple[str, ...], str]]], list[tuple[str, str]]]:
+    """The candidates of :func:`nli_pairs` and, flattened in the same order, the (premise, hypothesis) pairs
+    the NLI model scores."""
+    candidates = nli_pairs(sentences, best_matches)
+    hypotheses = [text for _, text in sentences.response]
+    flat = [(premise, hypotheses[k]) for k, cands in enumerate(candidates) for _, premise in cands]
+    return candidates, flat
+
+
 def _logit(p: float) -> float:
     p = min(1 - 1e-4, max(1e-4, p))
     return float(np.log(p / (1 - p)))
@@ -127,9 +139,8 @@ def nli_table(
         predict: a callable taking (premise, hypothesis) pairs and returning probability rows
             (entailment, neutral, contradiction), e.g. :meth:`NliModel.predict`.
     """
-    candidates = nli_pairs(sentences, best_matches)
+    candidates, flat = nli_inputs(sentences, best_matches)
     hypotheses = [text for _, text in sentences.response]
-    flat = [(premise, hypotheses[k]) for k, cands in enumerate(candidates) for _, premise in cands]
     probabilities = np.asarray(predict(flat)) if flat else np.zeros((0, 3))  # type: ignore[operator]
     text_of = {key: text for doc in sentences.documents for key, text in doc}
     everything = " ".join(text_of.values())
