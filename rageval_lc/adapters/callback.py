@@ -6,10 +6,16 @@ message or a dict) and an optional reference (the run's metadata, ``reference`` 
 that retrieved nothing (and whose output names no contexts) leaves the context metrics ``undetermined``
 ("No retrieved contexts were found in the run."). When the root run ends it scores the sample — on a
 background worker by default, so the chain is not slowed, or inline with ``background=False`` — stores
-the result under the run id and hands it to the sinks.
+the result under the run id and hands it to the sinks. Under asyncio (``ainvoke``, ``astream``) inline
+scoring runs on the loop's default executor, so ``ainvoke`` still returns after the score but the event
+loop is never blocked.
 The worker waits for a quiet moment (no callback event for ``quiet_ms``, as while a chain waits for its
 model; at most ``max_delay_s``) so that scoring does not compete with a chain's own Python work.
-It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason.
+It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason. A sink
+that fails logs its first traceback, then only counts (:attr:`RagEvalCallbackHandler.sink_failures`,
+summed up in one warning at :meth:`~RagEvalCallbackHandler.close`). A closed handler scores nothing: each
+run that ends after ``close()`` becomes an ``error`` result ("the handler was closed …"), kept and sent to
+the sinks like any other, with one warning.
 
 Example:
     >>> from langchain_core.runnables import RunnableLambda
@@ -39,9 +45,12 @@ from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.schema import MetricResult
 
-__all__ = ["RagEvalCallbackHandler"]
+__all__ = ["CLOSED_REASON", "RagEvalCallbackHandler"]
 
 logger = logging.getLogger(__name__)
+
+#: The reason given for a run that ended after the handler was closed.
+CLOSED_REASON = "the handler was closed before this run ended; it was not scored"
 
 
 @dataclass
@@ -71,11 +80,11 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
 
     Attributes:
         results: ``SampleResult`` per run id (as a string), in completion order.
-        records: how many runs were scored.
+        sink_failures: per sink (by name), how many records it failed to take.
+        closed: True once :meth:`close` was called; later runs become ``error`` results.
     """
 
     raise_error = False
-    run_inline = True  # the callbacks only record; scoring runs elsewhere
 
     def __init__(
         self,
@@ -108,6 +117,13 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         self._pending: dict[UUID, _Collected] = {}
         self._futures: set[Future[None]] = set()
         self._executor = ThreadPoolExecutor(max_workers, thread_name_prefix="rageval") if background else None
+        # Background: the callbacks only record, so LangChain may call them on the event loop. Inline: LangChain
+        # runs a handler that is not run_inline in the loop's executor and awaits it (sync calls ignore this).
+        self.run_inline = background
+        self.closed = False
+        self.sink_failures: dict[str, int] = {}
+        self._records_sent = 0
+        self._warned_closed = False
 
     # --- bookkeeping ------------------------------------------------------------------------------
 
@@ -191,13 +207,17 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
     # --- scoring ----------------------------------------------------------------------------------
 
     def _dispatch(self, run_id: UUID, collected: _Collected, outputs: Any, error: BaseException | None) -> None:
-        if self._executor is None:
+        with self._lock:  # held while submitting, so neither close nor _forget can come in between
+            closed = self.closed
+            if not closed and self._executor is not None:
+                future = self._executor.submit(self._score, run_id, collected, outputs, error)
+                self._futures.add(future)
+                future.add_done_callback(self._forget)
+                return
+        if closed:
+            self._record_closed(run_id, collected, outputs)
+        else:
             self._score(run_id, collected, outputs, error)
-            return
-        with self._lock:  # held while submitting, so _forget cannot run before the future is added
-            future = self._executor.submit(self._score, run_id, collected, outputs, error)
-            self._futures.add(future)
-        future.add_done_callback(self._forget)
 
     def _forget(self, future: Future[None]) -> None:
         with self._lock:
@@ -215,6 +235,16 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                 return
             time.sleep(min(self.quiet_s - idle, deadline - now) + 1e-4)
 
+    def _sample(self, key: str, collected: _Collected, outputs: Any) -> Any:
+        reference = collected.metadata.get(self.reference_key)
+        return self.fields.sample(
+            collected.inputs,
+            outputs,
+            None if reference is None else {"reference": reference},
+            sample_id=key,
+            contexts=collected.documents or None,
+        )
+
     def _score(self, run_id: UUID, collected: _Collected, outputs: Any, error: BaseException | None) -> None:
         if self._executor is not None:
             self._await_quiet()
@@ -223,27 +253,45 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         try:
             if error is not None:
                 raise RuntimeError(f"the chain raised {type(error).__name__}: {error}")
-            reference = collected.metadata.get(self.reference_key)
-            documents = collected.documents or None
-            sample = self.fields.sample(
-                collected.inputs,
-                outputs,
-                None if reference is None else {"reference": reference},
-                sample_id=key,
-                contexts=documents,
-            )
+            sample = self._sample(key, collected, outputs)
             options = {"no_contexts_reason": NO_CONTEXTS_IN_RUN, **self.options}
             result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **options)
         except Exception as exc:  # never into the chain: an error result instead
             result = SampleResult.failed(key, self.specs, exc)
+        self._deliver(key, sample, result)
+
+    def _record_closed(self, run_id: UUID, collected: _Collected, outputs: Any) -> None:
+        """A run that ended after close(): an error result, kept and sent like any other."""
+        key = str(run_id)
+        if not self._warned_closed:
+            self._warned_closed = True
+            logger.warning("RagEvalCallbackHandler is closed: runs that end now are recorded as errors, not scored.")
+        try:
+            sample = self._sample(key, collected, outputs)
+        except Exception:  # the record still says why it was not scored
+            sample = None
+        self._deliver(key, sample, SampleResult.failed(key, self.specs, RuntimeError(CLOSED_REASON)))
+
+    def _deliver(self, key: str, sample: Any, result: SampleResult) -> None:
         with self._lock:
             self.results[key] = result
+            self._records_sent += 1
         record = self._record(key, sample, result)
         for sink in self.sinks:
             try:
                 sink.write(record)
             except Exception:  # one sink failing must not stop the others
-                logger.exception("rageval sink %r failed for run %s", sink, key)
+                self._sink_failed(sink, key)
+
+    def _sink_failed(self, sink: Sink, key: str) -> None:
+        """Log a sink's first failure with its traceback; count the others (summed up at close)."""
+        name = _sink_name(sink)
+        with self._lock:
+            count = self.sink_failures[name] = self.sink_failures.get(name, 0) + 1
+        if count == 1:
+            logger.exception(
+                "rageval sink %s failed for run %s; its further failures are only counted (see close())", name, key
+            )
 
     def _record(self, key: str, sample: Any, result: SampleResult) -> dict[str, Any]:
         feedback = []
@@ -275,13 +323,25 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
     flush = wait
 
     def close(self) -> None:
-        """Finish pending scoring and stop the worker."""
+        """Finish pending scoring and stop the worker; report sink failures. Runs that end later are not
+        scored: each becomes an ``error`` result (see the module docstring)."""
+        with self._lock:
+            already, self.closed = self.closed, True
         self.wait()
         if self._executor is not None:
             self._executor.shutdown(wait=True)
+        if already:
+            return
+        for name, count in self.sink_failures.items():
+            logger.warning("rageval sink %s failed for %d of %d records.", name, count, self._records_sent)
 
     def __enter__(self) -> RagEvalCallbackHandler:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _sink_name(sink: Sink) -> str:
+    function = getattr(sink, "function", None)  # a CallableSink: name its function
+    return getattr(function, "__qualname__", None) or repr(sink)

@@ -296,3 +296,89 @@ def test_a_chain_without_a_retriever_with_the_default_judge() -> None:
     (record,) = sink.records
     assert (record["scores"]["faithfulness"], record["status"]["faithfulness"]) == (None, "undetermined")
     assert record["reason"]["faithfulness"] == "No retrieved contexts were found in the run."
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_a_closed_handler_records_an_error_for_each_later_run(
+    background: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    sink = MemorySink()
+    judge = CopyJudge()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=judge, sinks=[sink], background=background)
+    rag_chain().invoke("Q0", config={"callbacks": [handler]})
+    handler.close()
+    with caplog.at_level("WARNING", logger="rageval_lc.adapters.callback"):
+        for question in ("Q1", "Q2"):
+            assert rag_chain().invoke(question, config={"callbacks": [handler]}) == ANSWER  # the chain still runs
+    assert judge.calls == 1  # nothing scored after close
+    assert len(handler.results) == 3
+    first, *late = sink.records
+    assert first["status"]["faithfulness"] == "ok"
+    assert [r["question"] for r in late] == ["Q1", "Q2"]
+    for record in late:
+        assert record["status"]["faithfulness"] == "error"
+        assert record["reason"]["faithfulness"].startswith("RuntimeError: the handler was closed")
+    assert len([r for r in caplog.records if "closed" in r.getMessage()]) == 1  # warned once
+    assert handler.closed
+
+
+class SleepyJudge(CopyJudge):
+    """CopyJudge that takes 0.3 s per labelling without using the CPU (as a remote judge would)."""
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        import time
+
+        time.sleep(0.3)
+        return super().trace_labels(sample)
+
+
+def test_inline_scoring_under_ainvoke_leaves_the_event_loop_free() -> None:
+    import time
+    import uuid
+
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=SleepyJudge(), sinks=[sink], background=False)
+    chain = rag_chain()
+    lags: list[float] = []
+
+    async def ticker(stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            start = time.perf_counter()
+            await asyncio.sleep(0.01)
+            lags.append(time.perf_counter() - start - 0.01)
+
+    async def one(question: str) -> bool:
+        run_id = uuid.uuid4()
+        await chain.ainvoke(question, config={"callbacks": [handler], "run_id": run_id})
+        return str(run_id) in handler.results  # inline: scored before ainvoke returns
+
+    async def main() -> list[bool]:
+        stop = asyncio.Event()
+        tick = asyncio.create_task(ticker(stop))
+        done = await asyncio.gather(*(one(f"Q{i}") for i in range(8)))
+        stop.set()
+        await tick
+        return done
+
+    assert asyncio.run(main()) == [True] * 8
+    assert max(lags) < 0.2  # 8 blocking labellings of 0.3 s on the loop would stall it 0.3 s at a time
+    assert sorted(r["question"] for r in sink.records) == [f"Q{i}" for i in range(8)]
+    assert {r["scores"]["faithfulness"] for r in sink.records} == {0.5}
+
+
+def test_a_failing_sink_logs_one_traceback_then_counts(caplog: pytest.LogCaptureFixture) -> None:
+    def broken_sink(record: dict) -> None:
+        raise OSError("disk full")
+
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=CopyJudge(), sinks=[broken_sink, sink], background=False)
+    with caplog.at_level("WARNING", logger="rageval_lc.adapters.callback"):
+        for i in range(5):
+            rag_chain().invoke(f"Q{i}", config={"callbacks": [handler]})
+        handler.close()
+    assert len(sink.records) == 5  # the other sink got every record
+    with_traceback = [r for r in caplog.records if r.exc_info]
+    assert len(with_traceback) == 1 and "OSError: disk full" in caplog.text
+    assert list(handler.sink_failures.values()) == [5]
+    (summary,) = [r.getMessage() for r in caplog.records if not r.exc_info]
+    assert "failed for 5 of 5 records" in summary
