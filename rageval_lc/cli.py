@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
     report.add_argument("--html", type=Path, help="write the HTML report here")
     report.add_argument("--title", help="the report's title (default: the file name)")
-    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list")
+    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list (at most 50)")
 
     commands.add_parser(
         "quickstart",

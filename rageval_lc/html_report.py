@@ -3,6 +3,11 @@
 Everything is inline (CSS and SVG; no script, no network), so the file can be mailed or archived. Charts
 are drawn here from the numbers; undetermined and failed rows are counted, never drawn as zeros.
 
+The page is bounded whatever the rows hold: long texts (ids, reasons, score, judge and dataset names, the
+title) are cut with a visible ellipsis and the count of characters cut (the results file keeps them whole),
+and at most :data:`MAX_SCORES` scores, :data:`MAX_WORST` worst rows and 15 kinds of problems are shown, so a
+page stays under 300 KB.
+
 Example:
     >>> rows = [{"id": "a", "scores": {"adherence": 1.0}, "status": {"adherence": "ok"}, "reason": {}},
     ...         {"id": "b", "scores": {"adherence": 0.0}, "status": {"adherence": "ok"}, "reason": {}}]
@@ -22,11 +27,16 @@ from typing import Any
 
 from rageval_lc.report import reference_view, summarize
 
-__all__ = ["render_html"]
+__all__ = ["MAX_SCORES", "MAX_WORST", "render_html"]
 
 TRACE_PROFILE = ("context_relevance", "context_utilization", "completeness", "adherence")
 _COLOURS = ("#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584")
 _SKIP_DISTRIBUTION = {"rmse_aggregation"}  # a spread, not a quality score
+MAX_SCORES = 40  # scores in the summary table and the distributions
+MAX_WORST = 50  # worst rows listed, whatever ``worst`` asks
+MAX_JUDGES = 5  # judge names in the header
+_NAME_CHARS = 80  # ids, score, judge and dataset names, the title
+_REASON_CHARS = 600  # a reason
 
 _CSS = """
 body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
@@ -49,24 +59,28 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .card p { font-size: 12px; margin: 0 0 4px 0; color: #57606f; }
 .reason { max-width: 640px; color: #2f3542; }
 .pill { display: inline-block; padding: 1px 7px; border-radius: 9px; font-size: 11px; background: #eef0f4; }
+.cut { color: #8395a7; font-size: 11px; }
 """
 
 
 def render_html(rows: Sequence[Mapping[str, Any]], *, title: str = "rageval report", worst: int = 10) -> str:
-    """Render result rows (as ``rageval evaluate`` writes them) as one HTML page."""
+    """Render result rows (as ``rageval evaluate`` writes them) as one HTML page (bounded: see the module)."""
     summaries = summarize(rows)
     scores = [s.name for s in summaries]
     judges = Counter(
         str(info.get("judge")) for row in rows for info in (row.get("details") or {}).values()
         if isinstance(info, Mapping) and info.get("judge")
     )  # fmt: skip
+    judge_names = ", ".join(_cut(name, _NAME_CHARS) for name in list(judges)[:MAX_JUDGES]) or "unknown"
+    if len(judges) > MAX_JUDGES:
+        judge_names += f" and {len(judges) - MAX_JUDGES} more"
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<header><h1>{_e(title)}</h1><p>{len(rows)} rows · {len(scores)} scores · judge "
-        f"{_e(', '.join(judges) or 'unknown')} · generated {generated}</p></header><main>",
+        f"<title>{_e(_head(title, _NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
+        f"<header><h1>{_cut(title, _NAME_CHARS)}</h1><p>{len(rows)} rows · {len(scores)} scores · judge "
+        f"{judge_names} · generated {generated}</p></header><main>",
         _summary_section(summaries),
     ]
     if all(name in scores for name in TRACE_PROFILE):
@@ -74,8 +88,8 @@ def render_html(rows: Sequence[Mapping[str, Any]], *, title: str = "rageval repo
     view = reference_view(rows) if any(n in scores for n in ("faithfulness", "answer_relevance")) else {}
     if view:
         parts.append(_reference_section(view))
-    parts.append(_distributions(rows, [s for s in summaries if s.name not in _SKIP_DISTRIBUTION]))
-    parts.append(_worst_rows(rows, scores, worst))
+    parts.append(_distributions(rows, [s for s in summaries if s.name not in _SKIP_DISTRIBUTION][:MAX_SCORES]))
+    parts.append(_worst_rows(rows, scores, min(worst, MAX_WORST)))
     parts.append(_problems(rows))
     parts.append("</main></body></html>")
     return "\n".join(p for p in parts if p)
@@ -85,17 +99,32 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _head(value: Any, limit: int) -> str:
+    """The text's first ``limit`` characters, an ellipsis after them when it is longer (plain text)."""
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _cut(value: Any, limit: int) -> str:
+    """Escaped HTML of the text, cut after ``limit`` characters with an ellipsis and how much was cut."""
+    text = str(value)
+    if len(text) <= limit:
+        return _e(text)
+    return f"{_e(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
+
+
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
 def _summary_section(summaries: Sequence[Any]) -> str:
     body = []
-    for s in summaries:
+    for s in summaries[:MAX_SCORES]:
         total = s.ok + s.undetermined + s.error
         flags = ' class="num bad"' if s.error else ' class="num"'
         body.append(
-            f"<tr><td>{_e(s.name)}</td><td class='num'><b>{_fmt(s.mean)}</b></td><td class='num'>{s.ok}</td>"
+            f"<tr><td>{_cut(s.name, _NAME_CHARS)}</td><td class='num'><b>{_fmt(s.mean)}</b></td>"
+            f"<td class='num'>{s.ok}</td>"
             f"<td class='num'>{s.undetermined}</td><td{flags}>{s.error}</td><td>{_bar(s.mean)}</td>"
             f"<td class='num muted'>{total}</td></tr>"
         )
@@ -104,6 +133,8 @@ def _summary_section(summaries: Sequence[Any]) -> str:
         "<th>rows</th></tr>"
     )
     note = "<p class='muted'>Means leave undetermined and error rows out; they are counted beside.</p>"
+    if len(summaries) > MAX_SCORES:
+        note += f"<p class='muted'>{len(summaries) - MAX_SCORES} more scores not shown.</p>"
     return f"<section><h2>Summary</h2><table>{head}{''.join(body)}</table>{note}</section>"
 
 
@@ -159,7 +190,7 @@ def _distributions(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
             continue
         median = sorted(values)[len(values) // 2]
         cards.append(
-            f"<div class='card'><h3>{_e(s.name)}</h3><p>mean {_fmt(s.mean)} · median {median:.3f} · "
+            f"<div class='card'><h3>{_cut(s.name, _NAME_CHARS)}</h3><p>mean {_fmt(s.mean)} · median {median:.3f} · "
             f"{len(values)} ok</p>{_histogram(values, _COLOURS[i % len(_COLOURS)])}</div>"
         )
     if not cards:
@@ -179,7 +210,9 @@ def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
                 groups.setdefault(group, {}).setdefault(name, []).append(float(row["scores"][name]))
     series = [("all rows", {n: means.get(n) for n in TRACE_PROFILE})]
     for group in sorted(groups)[:7]:
-        series.append((group, {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_PROFILE}))
+        series.append(
+            (_head(group, 40), {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_PROFILE})
+        )
     width, height, left, bottom = 900, 240, 40, 40
     slot = (width - left) / len(TRACE_PROFILE)
     bar_w = min(28.0, (slot - 16) / len(series))
@@ -257,15 +290,20 @@ def _worst_rows(rows: Sequence[Mapping[str, Any]], scores: Sequence[str], limit:
     body = []
     for row in ranked:
         reason = _why(row, name)
-        others = ", ".join(
-            f"{k} {_fmt(v, 2)}" for k, v in (row.get("scores") or {}).items() if k != name and v is not None
-        )[:220]
+        others = _head(
+            ", ".join(
+                f"{_head(k, 40)} {_fmt(v, 2)}"
+                for k, v in (row.get("scores") or {}).items()
+                if k != name and v is not None
+            ),
+            220,
+        )
         body.append(
-            f"<tr><td>{_e(row.get('id'))}</td><td class='num'><b>{row['scores'][name]:.3f}</b></td>"
-            f"<td class='reason'>{_e(reason)}<br><span class='muted'>{_e(others)}</span></td></tr>"
+            f"<tr><td>{_cut(row.get('id'), _NAME_CHARS)}</td><td class='num'><b>{row['scores'][name]:.3f}</b></td>"
+            f"<td class='reason'>{_cut(reason, _REASON_CHARS)}<br><span class='muted'>{_e(others)}</span></td></tr>"
         )
     return (
-        f"<section><h2>Worst rows by {_e(name)}</h2><table><tr><th>id</th><th>{_e(name)}</th>"
+        f"<section><h2>Worst rows by {_cut(name, _NAME_CHARS)}</h2><table><tr><th>id</th><th>{_e(_head(name, 40))}</th>"
         f"<th>the judge's reason · other scores</th></tr>{''.join(body)}</table></section>"
     )
 
@@ -291,8 +329,8 @@ def _problems(rows: Sequence[Mapping[str, Any]]) -> str:
     if not reasons:
         return "<section><h2>Undetermined and failed scores</h2><p>None: every score was determined.</p></section>"
     body = "".join(
-        f"<tr><td><span class='pill'>{_e(status)}</span></td><td class='num'>{count}</td>"
-        f"<td class='reason'>{_e(reason[:300])}</td></tr>"
+        f"<tr><td><span class='pill'>{_cut(status, 20)}</span></td><td class='num'>{count}</td>"
+        f"<td class='reason'>{_cut(reason, 300)}</td></tr>"
         for (status, reason), count in reasons.most_common(15)
     )
     return (

@@ -54,3 +54,45 @@ def test_report_command(tmp_path: Path, capsys) -> None:
     assert "1 line skipped" in captured.err
     assert "<title>demo</title>" in page.read_text(encoding="utf-8")
     assert main(["report", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def _crafted_rows(count: int, size: int) -> list[dict]:
+    """Rows whose ids, reasons, score names and judge names are each ``size`` characters or more."""
+    rows = []
+    for i in range(count):
+        extra = {f"{i}-{k}-" + "s" * size: 0.5 for k in range(40)}  # 40 score names of its own per row
+        scores = {
+            "context_relevance": 0.1 * (i % 10),
+            "context_utilization": 0.2,
+            "completeness": 0.3,
+            "adherence": 0.0,
+            "average": 0.01 * i,
+            **extra,
+        }
+        rows.append({
+            "id": f"{i:02d}" + "d" * size + f":{i}:" + "i" * size,
+            "scores": scores,
+            "status": {**dict.fromkeys(scores, "ok"), "adherence": "undetermined"},
+            "reason": {name: f"{i:02d} " + "r" * size + " TAIL" for name in scores},
+            "details": {"trace": {"judge": f"judge-{i}-" + "j" * size}},
+        })  # fmt: skip
+    return rows
+
+
+def test_html_page_is_bounded_and_long_text_is_cut_visibly() -> None:
+    rows = _crafted_rows(30, 100_000)
+    page = render_html(rows, title="t" * 100_000)
+    assert len(page.encode("utf-8")) < 300_000  # the bound stated in render_html's docstring
+    assert "…" in page  # the cut shows
+    assert "characters cut" in page
+    assert rows[0]["id"][:80] in page and rows[0]["id"] not in page  # the id's head is kept, its bulk is not
+    assert " TAIL" not in page  # no reason is shown whole
+    assert page.rstrip().endswith("</html>")
+    # many worst rows asked for: still bounded
+    assert len(render_html(_crafted_rows(300, 20_000), worst=10_000).encode("utf-8")) < 300_000
+
+
+def test_html_short_text_is_not_cut() -> None:
+    page = render_html(ROWS, title="run")
+    assert "…" not in page and "characters cut" not in page
+    assert "covidqa_validation:1:gpt" in page
