@@ -3,8 +3,10 @@
 The TRACe labelling module of a :class:`~rageval_lc.judges.dspy_judge.DspyJudge` is compiled like any
 DSPy program: the training set is labelled samples (RAGBench rows carry labels), the metric is how
 closely the judge's TRACe scores agree with the labels' scores. BootstrapFewShot is the default; any
-DSPy optimizer (BootstrapFewShotWithRandomSearch, MIPROv2, GEPA, ...) can be passed instead — the
-metric follows DSPy's contract, including ``dspy.Prediction(score=, feedback=)`` for GEPA.
+DSPy optimizer (LabeledFewShot, BootstrapFewShotWithRandomSearch, KNNFewShot, COPRO, SIMBA, GEPA,
+InferRules, MIPROv2 with optuna installed, ...) can be passed instead — its ``compile`` gets only the
+arguments it accepts, and the metric follows DSPy's contract, including ``dspy.Prediction(score=,
+feedback=)`` for GEPA.
 
 Example:
     >>> agreement_score({"context_relevance": 0.5, "context_utilization": 0.2, "completeness": 1.0, "adherence": 1.0},
@@ -14,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -111,8 +114,13 @@ def compile_judge(
         judge: the judge to improve (its LM answers as the student).
         samples: labelled samples to learn from.
         optimizer: a DSPy optimizer built with :func:`trace_agreement_metric`; BootstrapFewShot by default.
+            Its ``compile`` gets only what it accepts: the training set (``KNNFewShot`` takes it when built)
+            and, with ``teacher_lm``, a teacher.
         teacher_lm: an LM to bootstrap demonstrations with (default: the judge's own LM).
         max_bootstrapped_demos, max_labeled_demos: BootstrapFewShot's demo budget.
+
+    Raises:
+        ValueError: If ``teacher_lm`` is given for an optimizer whose ``compile`` takes no teacher.
     """
     trainset = trace_examples(samples)
     if optimizer is None:
@@ -122,10 +130,28 @@ def compile_judge(
             max_labeled_demos=max_labeled_demos,
         )
     student = judge.modules["trace_labels"]
-    teacher = student.deepcopy() if teacher_lm is not None else None
-    if teacher is not None:
+    accepted = _compile_parameters(optimizer)
+    arguments: dict[str, Any] = {"trainset": trainset} if "trainset" in accepted else {}
+    if teacher_lm is not None:
+        if "teacher" not in accepted:
+            msg = f"{type(optimizer).__name__} takes no teacher: leave out teacher_lm, or use an optimizer that does."
+            raise ValueError(msg)
+        teacher = student.deepcopy()
         teacher.set_lm(teacher_lm)
+        arguments["teacher"] = teacher
     with dspy.context(lm=judge.lm):
-        compiled = optimizer.compile(student, trainset=trainset, teacher=teacher)
+        compiled = optimizer.compile(student, **arguments)
     judge.modules["trace_labels"] = compiled
     return judge
+
+
+def _compile_parameters(optimizer: Any) -> set[str]:
+    """The keyword arguments the optimizer's ``compile`` accepts (all of ours when it takes ``**kwargs``).
+
+    DSPy's optimizers differ: ``LabeledFewShot``, ``COPRO`` and ``SIMBA`` take no teacher, ``KNNFewShot``
+    gets its training set when built and takes none in ``compile``.
+    """
+    parameters = inspect.signature(optimizer.compile).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return {"trainset", "teacher"}
+    return {p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
