@@ -183,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from rageval_lc.html_report import render_html
+    from rageval_lc.producers import MixedResultsError, check_one_producer
     from rageval_lc.report import format_summary, summarize
 
     if _missing(args.results, "results"):
@@ -202,6 +203,11 @@ def _report(args: argparse.Namespace) -> int:
             bad += 1
     if not rows:
         print(f"rageval: error: no result rows in {args.results}", file=sys.stderr)
+        return 2
+    try:  # rows of rageval evaluate and of the callback handler are never summed up as one run
+        check_one_producer(rows, str(args.results))
+    except MixedResultsError as exc:
+        print(f"rageval: error: {exc}", file=sys.stderr)
         return 2
     print(format_summary(summarize(rows)))
     if bad:

@@ -6,7 +6,9 @@ message or a dict) and an optional reference (the run's metadata, ``reference`` 
 that retrieved nothing (and whose output names no contexts) leaves the context metrics ``undetermined``
 ("No retrieved contexts were found in the run."). When the root run ends it scores the sample — on a
 background worker by default, so the chain is not slowed, or inline with ``background=False`` — stores
-the result under the run id and hands it to the sinks. Under asyncio (``ainvoke``, ``astream``) inline
+the result under the run id and hands it to the sinks (the record: question, contexts, response, reference,
+the result row, LangSmith-style ``feedback``, ``"producer": "callback"`` and the LangSmith project the run
+is traced to, ``tracing_project``). Under asyncio (``ainvoke``, ``astream``) inline
 scoring runs on the loop's default executor, so ``ainvoke`` still returns after the score but the event
 loop is never blocked.
 The worker waits for a quiet moment (no callback event for ``quiet_ms``, as while a chain waits for its
@@ -38,11 +40,15 @@ from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.tracers.context import tracing_v2_callback_var
+from langsmith.run_helpers import get_current_run_tree, get_tracing_context
+from langsmith.utils import get_tracer_project
 
 from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source
 from rageval_lc.adapters.sinks import CallableSink, Sink
 from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.judges.factory import resolve_judge
+from rageval_lc.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.schema import MetricResult
 
 __all__ = ["CLOSED_REASON", "RagEvalCallbackHandler"]
@@ -59,6 +65,7 @@ class _Collected:
     metadata: dict[str, Any]
     documents: list[Any] = field(default_factory=list)
     children: list[UUID] = field(default_factory=list)
+    project: str | None = None  # the LangSmith project the run is traced to
 
 
 class RagEvalCallbackHandler(BaseCallbackHandler):
@@ -141,6 +148,9 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             if root is not None and root in self._pending:
                 self._root_of[run_id] = root
                 self._pending[root].children.append(run_id)
+                tree = get_current_run_tree()  # inside a traced root run: LangSmith's own record of it
+                if tree is not None and tree.id == root and tree.session_name:
+                    self._pending[root].project = tree.session_name
 
     def on_chain_start(
         self,
@@ -157,7 +167,9 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         with self._lock:
             if parent_run_id is None or parent_run_id not in self._root_of:
                 self._root_of[run_id] = run_id
-                self._pending[run_id] = _Collected(inputs=inputs, metadata=dict(metadata or {}))
+                self._pending[run_id] = _Collected(
+                    inputs=inputs, metadata=dict(metadata or {}), project=_ambient_project()
+                )
             else:
                 self._child(run_id, parent_run_id)
 
@@ -258,7 +270,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **options)
         except Exception as exc:  # never into the chain: an error result instead
             result = SampleResult.failed(key, self.specs, exc)
-        self._deliver(key, sample, result)
+        self._deliver(key, sample, result, collected.project)
 
     def _record_closed(self, run_id: UUID, collected: _Collected, outputs: Any) -> None:
         """A run that ended after close(): an error result, kept and sent like any other."""
@@ -270,13 +282,13 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             sample = self._sample(key, collected, outputs)
         except Exception:  # the record still says why it was not scored
             sample = None
-        self._deliver(key, sample, SampleResult.failed(key, self.specs, RuntimeError(CLOSED_REASON)))
+        self._deliver(key, sample, SampleResult.failed(key, self.specs, RuntimeError(CLOSED_REASON)), collected.project)
 
-    def _deliver(self, key: str, sample: Any, result: SampleResult) -> None:
+    def _deliver(self, key: str, sample: Any, result: SampleResult, project: str | None) -> None:
         with self._lock:
             self.results[key] = result
             self._records_sent += 1
-        record = self._record(key, sample, result)
+        record = self._record(key, sample, result, project)
         for sink in self.sinks:
             try:
                 sink.write(record)
@@ -293,7 +305,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                 "rageval sink %s failed for run %s; its further failures are only counted (see close())", name, key
             )
 
-    def _record(self, key: str, sample: Any, result: SampleResult) -> dict[str, Any]:
+    def _record(self, key: str, sample: Any, result: SampleResult, project: str | None) -> dict[str, Any]:
         feedback = []
         for spec in self.specs:
             for name in spec.headlines:
@@ -302,7 +314,9 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                     comment = outcome.reason if outcome.status == "ok" else f"{outcome.status}: {outcome.reason}"
                     feedback.append({"key": name, "score": outcome.score, "comment": comment})
         return {
+            PRODUCER_KEY: CALLBACK,
             "run_id": key,
+            "tracing_project": project,
             "question": getattr(sample, "question", None),
             "contexts": getattr(sample, "contexts", None),
             "response": getattr(sample, "response", None),
@@ -345,3 +359,16 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
 def _sink_name(sink: Sink) -> str:
     function = getattr(sink, "function", None)  # a CallableSink: name its function
     return getattr(function, "__qualname__", None) or repr(sink)
+
+
+def _ambient_project() -> str | None:
+    """The LangSmith project LangChain's tracer picks for a root run started now (its child runs may
+    correct it: see ``_child``)."""
+    tracer = tracing_v2_callback_var.get()
+    if tracer is not None and getattr(tracer, "project_name", None):
+        return tracer.project_name
+    context = get_tracing_context()
+    parent = context["parent"]
+    if parent is not None:
+        return parent.session_name
+    return context["project_name"] or get_tracer_project()

@@ -1,7 +1,9 @@
 """Where the callback handler's results go: memory, a JSONL file, a function, LangSmith feedback.
 
 A sink is anything with ``write(record)``; a plain function of the record works too. Sinks are
-called from the handler's scoring worker; a sink that raises is logged and the others still run.
+called from the handler's scoring worker; a sink that raises is logged (its first failure with the
+traceback, then counted) and the others still run. ``JsonlSink`` appends only to a file of callback
+records: a file that ``rageval evaluate`` (or anything else) wrote is refused, so the two never mix.
 
 Example:
     >>> sink = MemorySink()
@@ -13,9 +15,14 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from rageval_lc.producers import CALLBACK, producer_name, producer_of
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["CallableSink", "JsonlSink", "LangSmithFeedbackSink", "MemorySink", "Sink"]
 
@@ -36,6 +43,9 @@ class MemorySink:
         self.records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
+    def __repr__(self) -> str:
+        return f"MemorySink({len(self.records)} records)"
+
     def write(self, record: dict[str, Any]) -> None:
         """Append the record."""
         with self._lock:
@@ -43,11 +53,20 @@ class MemorySink:
 
 
 class JsonlSink:
-    """Appends one JSON line per record to a file, flushed at once (thread-safe)."""
+    """Appends one JSON line per record to a file, flushed at once (thread-safe).
+
+    Raises:
+        ValueError: If the file exists and its first line is not a callback record (a file written by
+            ``rageval evaluate``, or not JSONL): appending would mix two kinds of rows in one file.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        _check_own_file(self.path)
+
+    def __repr__(self) -> str:
+        return f"JsonlSink({str(self.path)!r})"
 
     def write(self, record: dict[str, Any]) -> None:
         """Append the record as one line."""
@@ -66,6 +85,9 @@ class CallableSink:
             raise TypeError(msg)
         self.function = function
 
+    def __repr__(self) -> str:
+        return f"CallableSink({getattr(self.function, '__qualname__', self.function)!r})"
+
     def write(self, record: dict[str, Any]) -> None:
         """Call the function."""
         self.function(record)
@@ -75,12 +97,17 @@ class LangSmithFeedbackSink:
     """Sends each headline score as LangSmith feedback on the run (``Client.create_feedback``).
 
     One feedback per score, keyed by the score's name, with the reason as comment; an undetermined or
-    failed score is sent with no score and its status in the comment.
+    failed score is sent with no score and its status in the comment. Feedback names the run's session
+    (tracing project), which LangSmith requires: the handler records the project each run is traced to
+    (from LangSmith's run tree when LangChain traces the chain, else as LangChain's tracer would pick it:
+    ``tracing_context(project_name=...)``, ``tracing_v2_enabled(project_name=...)``, ``LANGSMITH_PROJECT``)
+    and the sink looks its id up once per project (``Client.read_project``). A project not found yet (its
+    first runs may still be in LangSmith's upload queue) is looked up again with the next record.
 
     Args:
         client: a ``langsmith.Client`` (None: one built from the environment).
         prefix: prepended to each feedback key (e.g. ``"rageval_"``).
-        session_id: the tracing project's id, passed on (newer LangSmith deployments want it).
+        session_id: the tracing project's id for every record (no look-up).
     """
 
     def __init__(self, client: Any = None, *, prefix: str = "", session_id: Any = None) -> None:
@@ -94,10 +121,16 @@ class LangSmithFeedbackSink:
         self.client = client
         self.prefix = prefix
         self.session_id = session_id
+        self._sessions: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LangSmithFeedbackSink(prefix={self.prefix!r})"
 
     def write(self, record: dict[str, Any]) -> None:
         """Create the run's feedback, one call per headline score."""
-        extra = {"session_id": self.session_id} if self.session_id is not None else {}
+        session = self.session_id if self.session_id is not None else self._session(record.get("tracing_project"))
+        extra = {"session_id": session} if session is not None else {}
         for item in record.get("feedback", []):
             self.client.create_feedback(
                 run_id=record["run_id"],
@@ -107,3 +140,43 @@ class LangSmithFeedbackSink:
                 feedback_source_type="model",
                 **extra,
             )
+
+    def _session(self, project: str | None) -> Any:
+        """The id of the named project, looked up once (None when unnamed or not found)."""
+        if not project:
+            return None
+        with self._lock:
+            if project in self._sessions:
+                return self._sessions[project]
+        try:
+            session = self.client.read_project(project_name=project).id
+        except Exception as exc:  # not created yet, or not reachable: try again with the next record
+            logger.debug("LangSmith project %r not found (%s); feedback sent without its session", project, exc)
+            return None
+        with self._lock:
+            self._sessions[project] = session
+        return session
+
+
+def _check_own_file(path: Path) -> None:
+    """Refuse a non-empty file whose first line is not a callback record."""
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as handle:
+            first = next((line for line in handle if line.strip()), None)
+    except FileNotFoundError:
+        return
+    if first is None:
+        return
+    try:
+        row = json.loads(first)
+    except ValueError:
+        row = None
+    if not isinstance(row, dict):
+        msg = f"{path} is not a JSONL file of callback records; JsonlSink appends only to its own files."
+        raise ValueError(msg)
+    if producer_of(row) != CALLBACK:
+        msg = (
+            f"{path} holds rows written by {producer_name(producer_of(row))}; JsonlSink appends only to files of "
+            "callback records (pick another path, so that rageval report never reads the two mixed)."
+        )
+        raise ValueError(msg)
