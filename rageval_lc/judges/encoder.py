@@ -87,8 +87,11 @@ class SentenceTransformerEncoder:
                 except ImportError as exc:  # pragma: no cover - a declared dependency
                     msg = "sentence-transformers is required for the local judge: `pip install sentence-transformers`."
                     raise MissingDependencyError(msg) from exc
+                from rageval_lc.judges.quiet import quiet_model_loading
+
                 path = self._model_spec if self._model_spec is not None else default_model_path()
-                self._model = SentenceTransformer(str(path), device=self.device)
+                with quiet_model_loading():
+                    self._model = SentenceTransformer(str(path), device=self.device)
         return self._model
 
     @property
