@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,43 +38,44 @@ def test_ci_runs_the_readme_commands_verbatim() -> None:
     assert "HF_HUB_OFFLINE=1" in ci and "LITELLM_LOCAL_MODEL_COST_MAP=True" in ci
 
 
-def test_readme_python_example_is_true() -> None:
-    from rageval_lc import RagSample, TraceLabels, trace_scores
-
-    sample = RagSample(
-        question="What do cats do?",
-        contexts=["Cats sleep a lot. Cats hunt mice.", "Dogs bark."],
-        response="Cats sleep a lot. They fly.",
-    )
-    assert sample.sentences.document_keys == ("0a", "0b", "1a")
-    assert sample.sentences.response_keys == ("a", "b")
-    labels = TraceLabels.from_mapping(
-        {
-            "all_relevant_sentence_keys": ["0a", "0b"],
-            "all_utilized_sentence_keys": ["0a"],
-            "sentence_support_information": [
-                {"response_sentence_key": "a", "supporting_sentence_keys": ["0a"], "fully_supported": True},
-                {"response_sentence_key": "b", "supporting_sentence_keys": [], "fully_supported": False},
-            ],
-        }
-    )
-    out = trace_scores(labels, sample.sentences, mode="ragbench").to_dict()
-    assert (out["context_relevance"], out["context_utilization"], out["completeness"], out["adherence"]) == (
-        2 / 3,
-        1 / 3,
-        0.5,
-        0.0,
-    )
+#: A block whose first line starts so needs an API key or a server: it is skipped, and says so.
+NEEDS = "# needs:"
 
 
-def test_readme_ragas_example_prints_what_it_says() -> None:
-    import contextlib
-    import io
-
+def python_blocks() -> list[Any]:
+    """Every ```python block of README.md, as a test parameter named by its line."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "factual_accuracy" in b)
-    expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    return [
+        pytest.param(m.group(1), id=f"README.md:{readme.count(chr(10), 0, m.start()) + 1}")
+        for m in re.finditer(r"^```python\n(.*?)^```", readme, re.S | re.M)
+    ]
+
+
+def documented_output(code: str) -> list[str]:
+    """The output a block promises: the ``# `` comment lines right after each ``print(`` line."""
+    expected, after_print = [], False
+    for line in code.splitlines():
+        if after_print and line.startswith("# "):
+            expected.append(line[2:])
+            continue
+        after_print = line.startswith("print(")
+    return expected
+
+
+def test_readme_has_python_blocks() -> None:
+    assert len(python_blocks()) >= 5
+
+
+@pytest.mark.parametrize("code", python_blocks())
+def test_readme_python_block_runs_as_pasted(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each block runs on its own, offline, in an empty folder, and prints what its comments say."""
+    if code.startswith(NEEDS):
+        pytest.skip(code.splitlines()[0][2:])
+    monkeypatch.chdir(tmp_path)  # files a block writes (scores.jsonl, trace_judge.json) land here
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(block, "README.md", "exec"), {})
-    assert printed.getvalue().splitlines() == expected
+
+    def block_print(*values: object, sep: str | None = " ", end: str | None = "\n", **_: object) -> None:
+        printed.write((sep if sep is not None else " ").join(map(str, values)) + (end if end is not None else "\n"))
+
+    exec(compile(code, "README.md", "exec"), {"__name__": "__readme__", "print": block_print})
+    assert printed.getvalue().splitlines() == documented_output(code)
