@@ -8,9 +8,8 @@ that retrieved nothing (and whose output names no contexts) leaves the context m
 background worker by default, so the chain is not slowed, or inline with ``background=False`` — stores
 the result under the run id and hands it to the sinks (the record: question, contexts, response, reference,
 the result row, LangSmith-style ``feedback``, ``"producer": "callback"`` and the LangSmith project the run
-is traced to, ``tracing_project``). Under asyncio (``ainvoke``, ``astream``) inline
-scoring runs on the loop's default executor, so ``ainvoke`` still returns after the score but the event
-loop is never blocked.
+is traced to, ``tracing_project``). Under asyncio (``ainvoke``, ``astream``) inline scoring runs on the
+loop's default executor, so ``ainvoke`` still returns after the score but the event loop is never blocked.
 The worker waits for a quiet moment (no callback event for ``quiet_ms``, as while a chain waits for its
 model; at most ``max_delay_s``) so that scoring does not compete with a chain's own Python work.
 It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason. A sink
