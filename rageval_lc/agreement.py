@@ -24,6 +24,7 @@ from typing import Any
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, is_ragbench_row, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.evaluators import evaluate_sample
+from rageval_lc.files import decode_line
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.agreement import AgreementRecord, AgreementReport, judge_agreement
 from rageval_lc.metrics.trace import TRACE_METRICS, TraceMode, trace_scores
@@ -54,7 +55,7 @@ class AgreementRun:
 
 
 def agreement_run(
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     judge: Judge,
     *,
     trace_mode: TraceMode = "ragbench",
@@ -62,7 +63,8 @@ def agreement_run(
 ) -> AgreementRun:
     """Score every labelled row with ``judge`` and measure agreement with the labels.
 
-    Rows that cannot be read, or carry no labels, are skipped and listed; rows the judge leaves
+    Lines are decoded one by one (bytes as UTF-8, a byte-order mark on line 1 dropped). Rows that cannot
+    be read, or carry no labels, are skipped and listed; rows the judge leaves
     undetermined are counted and left out of the figures (never counted as 0).
     """
     run = AgreementRun(judge=judge.name)
@@ -72,7 +74,7 @@ def agreement_run(
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(decode_line(line, line_no))
             group, truth, other = _truth(row, trace_mode)
             sample = sample_from_row(row)
             result = evaluate_sample(sample, "trace", judge=judge, trace_mode=trace_mode)

@@ -10,7 +10,8 @@ names another) and ``dspy:<model id>`` (any LiteLLM model, e.g. ``dspy:openai/gp
 OpenAI-compatible server with ``--api-base``).
 
 Exit status: 0 when the run completed (bad rows are reported and written as ``error`` lines), 1 with
-``--strict`` when any row failed, 2 for a usage error or an unreadable input.
+``--strict`` when any row failed (a score is ``error``) or stayed undetermined (no score is ``ok``), 2 for
+a usage error or a file that cannot be read or written (one line on stderr, never a traceback).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rageval_lc import __version__
+from rageval_lc.files import LockedOutput, OutputInUseError, decode_line, jsonl_line, raw_lines, same_file, write_atomic
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--retries", type=int, default=3, help="retries of a judge call after a timeout, 429 or 5xx (backoff)"
     )
     evaluate.add_argument("--cache-dir", type=Path, help="cache usable judgements here; a rerun reads them back")
-    evaluate.add_argument("--strict", action="store_true", help="exit with status 1 if any row failed")
+    evaluate.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 if any row failed (a score is error) or is undetermined (no score is ok)",
+    )
     evaluate.add_argument(
         "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
     )
@@ -168,17 +174,20 @@ def _make_judge(args: argparse.Namespace) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rageval`` command; return its exit status."""
     args = build_parser().parse_args(argv)
-    if args.command == "quickstart":
-        from rageval_lc.quickstart import run_quickstart
+    try:
+        if args.command == "quickstart":
+            from rageval_lc.quickstart import run_quickstart
 
-        return run_quickstart(sys.stdout)
-    if args.command == "agreement":
-        return _agreement(args)
-    if args.command == "rgb":
-        return _rgb_score(args) if args.rgb_command == "score" else _rgb_run(args)
-    if args.command == "report":
-        return _report(args)
-    return _evaluate(args)
+            return run_quickstart(sys.stdout)
+        if args.command == "agreement":
+            return _agreement(args)
+        if args.command == "rgb":
+            return _rgb_score(args) if args.rgb_command == "score" else _rgb_run(args)
+        if args.command == "report":
+            return _report(args)
+        return _evaluate(args)
+    except OSError as exc:  # a file-system error not handled closer: one line, never a traceback
+        return _error(str(exc))
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -188,32 +197,39 @@ def _report(args: argparse.Namespace) -> int:
 
     if _missing(args.results, "results"):
         return 2
+    if args.html is not None and same_file(args.results, args.html):
+        return _error(f"--html {args.html} is the results file; write the report to another file.")
     rows, bad = [], 0
-    for line in args.results.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(row, dict) and isinstance(row.get("status"), dict):
-            rows.append(row)
-        else:
-            bad += 1
+    try:
+        for line_no, line in raw_lines(args.results):  # split on \n only: U+2028 & co. may sit in strings
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(decode_line(line, line_no))
+            except ValueError:
+                bad += 1
+                continue
+            if isinstance(row, dict) and isinstance(row.get("status"), dict):
+                rows.append(row)
+            else:
+                bad += 1
+    except OSError as exc:
+        return _error(f"cannot read {args.results}: {exc.strerror or exc}")
     if not rows:
-        print(f"rageval: error: no result rows in {args.results}", file=sys.stderr)
-        return 2
+        return _error(f"no result rows in {args.results}")
     try:  # rows of rageval evaluate and of the callback handler are never summed up as one run
         check_one_producer(rows, str(args.results))
     except MixedResultsError as exc:
-        print(f"rageval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
     print(format_summary(summarize(rows)))
     if bad:
         print(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).", file=sys.stderr)
     if args.html:
-        args.html.write_text(render_html(rows, title=args.title or args.results.name, worst=args.worst), "utf-8")
+        page = render_html(rows, title=args.title or args.results.name, worst=args.worst)
+        try:
+            write_atomic(args.html, page)
+        except OSError as exc:
+            return _error(f"cannot write {args.html}: {exc.strerror or exc}")
         print(f"HTML report: {args.html}", file=sys.stderr)
     return 0
 
@@ -223,26 +239,25 @@ def _rgb_score(args: argparse.Namespace) -> int:
 
     if _missing(args.input, "input"):
         return 2
+    if args.out is not None and same_file(args.input, args.out):
+        return _error(f"--out {args.out} is the input file; write the judgements to another file.")
     rows = []
-    with args.input.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-                rows.append(_rgb_row(data, line_no))
-            except (ValueError, TypeError, KeyError) as exc:
-                print(f"rageval: error: {args.input}:{line_no}: {exc}", file=sys.stderr)
-                return 2
+    for line_no, line in raw_lines(args.input):
+        if not line.strip():
+            continue
+        try:
+            rows.append(_rgb_row(json.loads(decode_line(line, line_no)), line_no))
+        except (ValueError, TypeError, KeyError) as exc:
+            return _error(f"{args.input}:{line_no}: {exc}")
     try:
         results, judgements = score_rgb(rows, mode=args.mode)
     except ValueError as exc:
-        print(f"rageval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
     if args.out:
-        with args.out.open("w", encoding="utf-8") as out:
-            for judgement in judgements:
-                out.write(json.dumps(judgement.to_dict(), ensure_ascii=False) + "\n")
+        try:
+            write_atomic(args.out, "".join(jsonl_line(judgement.to_dict()) for judgement in judgements))
+        except OSError as exc:
+            return _error(f"cannot write {args.out}: {exc.strerror or exc}")
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     return 0
@@ -279,6 +294,8 @@ def _rgb_run(args: argparse.Namespace) -> int:
 
     if _missing(args.data, "RGB"):
         return 2
+    if args.out is not None and same_file(args.data, args.out):
+        return _error(f"--out {args.out} is the RGB file; write the results to another file.")
     module_name, _, attribute = args.system.partition(":")
     try:
         if not attribute:
@@ -287,15 +304,18 @@ def _rgb_run(args: argparse.Namespace) -> int:
         ratios = [float(r) for r in args.noise_ratios.split(",")] if args.noise_ratios else None
         records = load_rgb(args.data)[: args.limit] if args.limit else load_rgb(args.data)
     except (ImportError, AttributeError, ValueError) as exc:
-        print(f"rageval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
+    try:
+        out = LockedOutput(args.out) if args.out else None
+    except OSError as exc:
+        return _error(str(exc) if isinstance(exc, OutputInUseError) else f"cannot write {args.out}: {exc.strerror}")
     with ExitStack() as stack:
-        out = stack.enter_context(args.out.open("w", encoding="utf-8")) if args.out else None
+        if out is not None:
+            stack.enter_context(out)
 
         def write(row: dict[str, Any]) -> None:
             if out is not None:
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                out.flush()
+                out.write(jsonl_line(row))
 
         run = run_rgb(
             system,
@@ -321,10 +341,9 @@ def _agreement(args: argparse.Namespace) -> int:
     try:
         judge = _make_judge(args)
     except (ValueError, TypeError) as exc:
-        print(f"rageval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
     with ExitStack() as stack:
-        source = stack.enter_context(args.input.open(encoding="utf-8"))
+        source = (line for _, line in raw_lines(args.input))
         progress = _progress_bar(args, stack)
         run = agreement_run(
             source, judge, trace_mode=args.trace_mode, on_row=(lambda: progress.update(1)) if progress else None
@@ -339,9 +358,6 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from rageval_lc.report import format_reference_view, format_summary
-    from rageval_lc.runner import evaluate_lines
-
     if _missing(args.input, "input"):
         return 2
     try:
@@ -353,27 +369,49 @@ def _evaluate(args: argparse.Namespace) -> int:
         judge = _make_judge(args)
         if args.resume and args.out is None:
             raise ValueError("--resume needs --out (the file to resume).")
+        if args.out is not None and same_file(args.input, args.out):
+            raise ValueError(f"--out {args.out} is the input file; write the results to another file.")
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1. Got {args.concurrency}.")
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
     except (ValueError, TypeError) as exc:
-        print(f"rageval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
     if args.dry_run:
         return _dry_run(args, judge)
     from rageval_lc.engine import make_resilient
-    from rageval_lc.runner import completed_keys
 
     judge = make_resilient(
         judge, requests_per_minute=args.rpm, timeout_s=args.timeout, retries=args.retries, cache_dir=args.cache_dir
     )
-    done = completed_keys(args.out) if args.resume else set()
+    try:
+        output = LockedOutput(args.out, append=args.resume) if args.out is not None else None
+    except OutputInUseError as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot write {args.out}: {exc.strerror or exc}")
+    with output if output is not None else ExitStack():
+        return _run_evaluation(args, judge, output)
 
+
+def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput | None) -> int:
+    """Score the input into the (locked) output, after checking that a resumed output matches the input."""
+    from rageval_lc.report import format_reference_view, format_summary
+    from rageval_lc.runner import completed_keys, evaluate_lines, resume_mismatches
+
+    done = completed_keys(args.out) if args.resume else {}
+    if done:
+        problems = resume_mismatches((line for _, line in raw_lines(args.input)), done)
+        if problems:
+            others = len(problems) - 1
+            more = f" (and {_count(others, 'more line')})" if others else ""
+            return _error(
+                f"--resume: {args.out} was not made from this {args.input.name}: {problems[0]}{more}; "
+                "score into a new --out, or run without --resume to start again."
+            )
     with ExitStack() as stack:
-        source = stack.enter_context(args.input.open(encoding="utf-8"))
-        mode = "a" if args.resume else "w"
-        out: TextIO = stack.enter_context(args.out.open(mode, encoding="utf-8")) if args.out else sys.stdout
+        source = (line for _, line in raw_lines(args.input))
+        out: TextIO | LockedOutput = output if output is not None else sys.stdout
         progress = _progress_bar(args, stack, initial=len(done))
 
         def on_row(row: dict[str, Any]) -> None:
@@ -384,18 +422,25 @@ def _evaluate(args: argparse.Namespace) -> int:
                 message = f"rageval: line {row['line']} (id {row['id']!r}) failed: {reason}"
                 (progress.write if progress is not None else _stderr)(message)
 
-        report = evaluate_lines(
-            source,
-            out,
-            metrics=args.metrics,
-            judge=judge,
-            trace_mode=args.trace_mode,
-            relevance_normalizer=args.relevance_normalizer,
-            scoring_mode=args.scoring_mode,
-            concurrency=args.concurrency,
-            skip=done,
-            on_row=on_row,
-        )
+        try:
+            report = evaluate_lines(
+                source,
+                out,  # type: ignore[arg-type]  # a LockedOutput writes whole lines like a text file
+                metrics=args.metrics,
+                judge=judge,
+                trace_mode=args.trace_mode,
+                relevance_normalizer=args.relevance_normalizer,
+                scoring_mode=args.scoring_mode,
+                concurrency=args.concurrency,
+                skip=done,
+                on_row=on_row,
+            )
+        except OSError as exc:
+            if output is None or output.error is not exc:
+                raise
+            kept = len(done) + output.rows
+            left = f"{kept} row{'s' if kept != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
+            return _error(f"cannot write {args.out}: {exc.strerror or exc}; {left if kept else 'no row written'}.")
     print(format_summary(report.summaries), file=sys.stderr)
     if report.reference_view:
         print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)
@@ -409,11 +454,17 @@ def _evaluate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     resumed = f" ({report.skipped} already in {args.out.name}, kept)" if args.resume else ""
+    failed, undetermined = len(report.failed), len(report.undetermined)
     print(
-        f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {len(report.failed)} failed{resumed}.",
+        f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {failed} failed, "
+        f"{undetermined} undetermined{resumed}.",
         file=sys.stderr,
     )
-    return 1 if args.strict and report.failed else 0
+    if not args.strict or not (failed or undetermined):
+        return 0
+    counts = [_count(failed, "failed row"), _count(undetermined, "undetermined row")]
+    print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
+    return 1
 
 
 def _dry_run(args: argparse.Namespace, judge: Any) -> int:
@@ -422,19 +473,17 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     from rageval_lc.report import format_table
 
     samples, bad = [], 0
-    with args.input.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            try:
-                samples.append(sample_from_row(json.loads(line)))
-            except Exception:  # counted and reported; a dry run never fails on one row
-                bad += 1
+    for line_no, line in raw_lines(args.input):
+        if not line.strip():
+            continue
+        try:
+            samples.append(sample_from_row(json.loads(decode_line(line, line_no))))
+        except Exception:  # counted and reported; a dry run never fails on one row
+            bad += 1
     try:
         plans = plan_calls(samples, args.metrics, judge, scoring_mode=args.scoring_mode)
     except ValueError as exc:
-        print(f"rageval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
     rows = [[p.judgement, ", ".join(p.metrics), p.calls_per_sample, p.samples, p.calls, p.prompt_tokens] for p in plans]
     print(f"Dry run with judge {judge.name}, scoring mode {args.scoring_mode}: no model was called.\n")
     print(format_table(["judgement", "metrics", "calls/sample", "samples", "calls", "est. prompt tokens"], rows))
@@ -452,8 +501,7 @@ def _progress_bar(args: argparse.Namespace, stack: ExitStack, *, initial: int = 
         return None
     from tqdm import tqdm
 
-    with args.input.open(encoding="utf-8") as handle:
-        total = sum(1 for line in handle if line.strip())
+    total = sum(1 for _, line in raw_lines(args.input) if line.strip())
     return stack.enter_context(tqdm(total=total, initial=initial, unit="row", file=sys.stderr, desc="rageval"))
 
 
@@ -461,8 +509,18 @@ def _missing(path: Path, what: str) -> bool:
     """Say so on stderr and return True when ``path`` is not a file."""
     if path.is_file():
         return False
-    print(f"rageval: error: {what} file not found: {path}", file=sys.stderr)
+    _error(f"{what} is not a file: {path}" if path.exists() else f"{what} file not found: {path}")
     return True
+
+
+def _error(message: str) -> int:
+    """Print a one-line error on stderr; return the usage-error exit status, 2."""
+    print(f"rageval: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}" if n else ""
 
 
 def _stderr(message: str) -> None:

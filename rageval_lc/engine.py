@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
-from rageval_lc.report import ScoreSummary, summarize
+from rageval_lc.report import ScoreSummary, row_outcome, summarize
 from rageval_lc.schema import RagSample
 
 __all__ = ["EvaluationRun", "aevaluate", "evaluate", "make_resilient", "prepared", "scored_as_completed"]
@@ -117,11 +117,16 @@ def make_resilient(
 
 @dataclass
 class EvaluationRun:
-    """What :func:`evaluate` returns: one result per sample, in input order, and the summaries."""
+    """What :func:`evaluate` returns: one result per sample, in input order, and the summaries.
+
+    ``failed`` counts the samples with any ``error`` score (unreadable, or the judge failed);
+    ``undetermined`` those without any ``ok`` score (see :func:`~rageval_lc.report.row_outcome`).
+    """
 
     results: list[SampleResult] = field(default_factory=list)
     summaries: list[ScoreSummary] = field(default_factory=list)
     failed: int = 0
+    undetermined: int = 0
 
     def summary(self, score: str) -> ScoreSummary:
         """The summary of one score (mean over ``ok`` rows; undetermined and error rows counted apart)."""
@@ -200,9 +205,14 @@ def evaluate(
         if bar is not None:
             bar.close()
     results = [by_index[i] for i in sorted(by_index)]
-    rows = [{"status": r.to_row()["status"], "scores": r.scores()} for r in results]
-    failed = sum(1 for r in results if "error" in r.details)
-    return EvaluationRun(results=results, summaries=summarize(rows), failed=failed)
+    rows = [{"status": {name: m.status for name, m in r.results.items()}, "scores": r.scores()} for r in results]
+    outcomes = [row_outcome(row["status"]) for row in rows]
+    return EvaluationRun(
+        results=results,
+        summaries=summarize(rows),
+        failed=outcomes.count("failed"),
+        undetermined=outcomes.count("undetermined"),
+    )
 
 
 async def aevaluate(

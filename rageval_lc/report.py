@@ -17,7 +17,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ScoreSummary", "format_reference_view", "format_summary", "format_table", "reference_view", "summarize"]
+__all__ = [
+    "ScoreSummary",
+    "format_reference_view",
+    "format_summary",
+    "format_table",
+    "reference_view",
+    "row_outcome",
+    "summarize",
+]
 
 #: The reference document's names for the RAGAS / GraphRAG scores (rendered 0-100).
 REFERENCE_NAMES: dict[str, str] = {
@@ -64,6 +72,23 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> list[ScoreSummary]:
         )
         for name, tally in counts.items()
     ]
+
+
+def row_outcome(status: Mapping[str, str]) -> str:
+    """A result row's outcome from its statuses: ``failed`` when any score is ``error`` (the row could not
+    be read, or the judge failed), ``undetermined`` when no score is ``ok`` (nothing could be checked),
+    else ``ok`` (some scores may still be undetermined, as a context recall without a reference).
+
+    Example:
+        >>> row_outcome({"a": "ok", "b": "undetermined"}), row_outcome({"a": "undetermined"})
+        ('ok', 'undetermined')
+        >>> row_outcome({"a": "ok", "b": "error"})
+        'failed'
+    """
+    statuses = set(status.values())
+    if "error" in statuses:
+        return "failed"
+    return "ok" if "ok" in statuses else "undetermined"
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -1,7 +1,9 @@
 """Batch scoring of a JSONL file, row by row: every input line yields exactly one output line.
 
-Each result line is written and flushed as soon as its row is scored. A row that cannot be parsed or
-scored becomes an ``error`` line carrying the reason, and the run goes on.
+Each result line is written and flushed as soon as its row is scored, with its input ``line`` and the
+SHA-256 of that line (``input_sha256``), so that a resumed run can tell whether the input changed. A
+row that cannot be decoded, parsed or scored becomes an ``error`` line carrying the reason, and the run
+goes on. A row with any ``error`` score is *failed*; a row without any ``ok`` score is *undetermined*.
 
 Example:
     >>> import io, json
@@ -20,7 +22,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,17 +30,18 @@ from typing import Any, TextIO
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.engine import prepared, scored_as_completed
 from rageval_lc.evaluators import RAGAS_FAMILY, SampleResult, evaluate_sample, parse_metrics
+from rageval_lc.files import decode_line, jsonl_line, line_sha256
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.trace import TraceMode
-from rageval_lc.report import ScoreSummary, reference_view, summarize
+from rageval_lc.report import ScoreSummary, reference_view, row_outcome, summarize
 from rageval_lc.sharing import ScoringMode
 
-__all__ = ["FailedRow", "RunReport", "completed_keys", "evaluate_lines", "row_key"]
+__all__ = ["FailedRow", "RunReport", "completed_keys", "evaluate_lines", "resume_mismatches", "row_key"]
 
 
 @dataclass(frozen=True)
 class FailedRow:
-    """An input line that could not be scored."""
+    """An input line that failed (a score is ``error``) or stayed undetermined (no score is ``ok``)."""
 
     line: int
     id: str | None
@@ -47,11 +50,12 @@ class FailedRow:
 
 @dataclass
 class RunReport:
-    """What a run did: rows written, rows that failed, the per-score summary, and judge usage per judgement."""
+    """What a run did: rows written, rows failed or undetermined, the per-score summary, and judge usage."""
 
     rows: int = 0
     skipped: int = 0
     failed: list[FailedRow] = field(default_factory=list)
+    undetermined: list[FailedRow] = field(default_factory=list)
     summaries: list[ScoreSummary] = field(default_factory=list)
     reference_view: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -72,7 +76,7 @@ def row_key(line_no: int) -> str:
 
 
 def evaluate_lines(
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     out: TextIO,
     *,
     metrics: str | Iterable[str] = ("trace",),
@@ -87,12 +91,15 @@ def evaluate_lines(
 ) -> RunReport:
     """Score JSONL lines and write one JSON result line per input row to ``out``, as each row finishes.
 
-    Blank lines are skipped. Output rows carry ``line`` (1-based input line) besides the fields of
+    Blank lines are skipped. Output rows carry ``line`` (1-based input line) and ``input_sha256``
+    (:func:`~rageval_lc.files.line_sha256` of that line) besides the fields of
     :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in completion order.
 
     Args:
-        lines: the input lines (an open file works; read lazily).
-        out: where result lines go; each is written whole and flushed.
+        lines: the input lines (an open file works; read lazily). Bytes are decoded line by line: a
+            line that is not UTF-8 becomes an ``error`` row; a byte-order mark on line 1 is dropped.
+        out: where result lines go; each is written whole and flushed (U+2028, U+2029 and U+0085
+            escaped, so that no line splitter cuts a row).
         metrics, judge, trace_mode, relevance_normalizer, scoring_mode, embeddings: as for
             :func:`~rageval_lc.evaluators.evaluate_sample`.
         concurrency: rows scored at once (threads).
@@ -107,7 +114,7 @@ def evaluate_lines(
     report = RunReport()
     written: list[dict[str, Any]] = []
 
-    def rows() -> Iterator[tuple[int, str]]:
+    def rows() -> Iterator[tuple[int, str | bytes]]:
         for line_no, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -116,11 +123,11 @@ def evaluate_lines(
                 continue
             yield line_no, line
 
-    def score(item: tuple[int, str]) -> tuple[SampleResult, FailedRow | None]:
+    def score(item: tuple[int, str | bytes]) -> SampleResult:
         line_no, line = item
         sample_id: str | None = None
         try:
-            row = json.loads(line)
+            row = json.loads(decode_line(line, line_no))
             if isinstance(row, dict) and row.get("id") is not None:
                 sample_id = str(row["id"])
             sample = sample_from_row(row)
@@ -134,26 +141,29 @@ def evaluate_lines(
                 scoring_mode=scoring_mode,
                 embeddings=embeddings,
             )
-            return result, None
+            return result
         except Exception as exc:  # one bad row must not end the run
             if isinstance(exc, json.JSONDecodeError):
                 exc = ValueError(f"line {line_no} is not valid JSON: {exc}")
-            failure = FailedRow(line=line_no, id=sample_id, reason=f"{type(exc).__name__}: {exc}")
-            return SampleResult.failed(sample_id, specs, exc), failure
+            return SampleResult.failed(sample_id, specs, exc)
 
-    def sample_of(item: tuple[int, str]) -> Any:
+    def sample_of(item: tuple[int, str | bytes]) -> Any:
         try:
-            return sample_from_row(json.loads(item[1]))
+            return sample_from_row(json.loads(decode_line(item[1], item[0])))
         except Exception:
             return None
 
     items = prepared(rows(), judge, sample_of)
-    for (line_no, _), (result, failure) in scored_as_completed(items, score, concurrency=concurrency):
-        if failure is not None:
-            report.failed.append(failure)
-        output = {"id": result.id, "line": line_no, **result.to_row()}
-        out.write(json.dumps(output, ensure_ascii=False) + "\n")
+    for (line_no, line), result in scored_as_completed(items, score, concurrency=concurrency):
+        output = {"id": result.id, "line": line_no, "input_sha256": line_sha256(line, line_no), **result.to_row()}
+        out.write(jsonl_line(output))
         out.flush()
+        outcome = row_outcome(output["status"])
+        if outcome != "ok":
+            wanted = "error" if outcome == "failed" else "undetermined"
+            reason = next((r for n, r in output["reason"].items() if output["status"][n] == wanted), None)
+            row = FailedRow(line=line_no, id=result.id, reason=reason or "")
+            (report.failed if outcome == "failed" else report.undetermined).append(row)
         report.rows += 1
         report.add_usage(output["details"])
         label = (output["details"].get("answer_classification") or {}).get("label")
@@ -166,30 +176,64 @@ def evaluate_lines(
     return report
 
 
-def completed_keys(path: Path) -> set[str]:
-    """Keys of the rows an earlier run wrote to ``path`` whole; a torn last line (a killed run) is cut off.
+def completed_keys(path: Path) -> dict[str, str | None]:
+    """The rows an earlier run wrote to ``path`` whole: key → the ``input_sha256`` each was scored from
+    (None when the line has none). A torn last line (a killed run) is cut off, to be scored again.
 
     Example:
         >>> import tempfile
         >>> path = Path(tempfile.mkdtemp()) / "out.jsonl"
-        >>> _ = path.write_text('{"id": "a", "line": 1}\\n{"id": null, "line": 2}\\n{"id": "c", "li')
-        >>> sorted(completed_keys(path)), path.read_text().count("\\n")
-        (['line:1', 'line:2'], 2)
+        >>> _ = path.write_text('{"line": 1, "input_sha256": "ab"}\\n{"id": null, "line": 2}\\n{"id": "c", "li')
+        >>> completed_keys(path), path.read_text().count("\\n")
+        ({'line:1': 'ab', 'line:2': None}, 2)
     """
     if not path.exists():
-        return set()
+        return {}
     data = path.read_bytes()
     end = data.rfind(b"\n") + 1
     if end < len(data):  # the last line was cut short: drop it so that it is scored again
         with path.open("r+b") as handle:
             handle.truncate(end)
         data = data[:end]
-    keys = set()
-    for raw in data.splitlines():
+    keys: dict[str, str | None] = {}
+    for raw in data.split(b"\n"):
         try:
             row = json.loads(raw)
         except ValueError:
             continue
         if isinstance(row, dict) and isinstance(row.get("line"), int):
-            keys.add(row_key(row["line"]))
+            digest = row.get("input_sha256")
+            keys[row_key(row["line"])] = digest if isinstance(digest, str) else None
     return keys
+
+
+def resume_mismatches(lines: Iterable[str | bytes], done: Mapping[str, str | None]) -> list[str]:
+    """What keeps an output from being resumed against these input lines: per row already scored whose
+    input line changed, went blank or is gone, or that carries no input hash, one sentence (in line
+    order). Empty when every row already scored was scored from the line now at its place.
+
+    Example:
+        >>> done = {"line:1": line_sha256("A"), "line:2": line_sha256("B"), "line:4": None}
+        >>> for problem in resume_mismatches(["A\\n", "b\\n", "C\\n"], done):
+        ...     print(problem)
+        input line 2 has changed since it was scored
+        input line 4 was scored without an input hash (by an older rageval)
+    """
+    expected = {int(key.removeprefix("line:")): digest for key, digest in done.items()}
+    problems: dict[int, str] = {}
+    for line_no, line in enumerate(lines, start=1):
+        if line_no not in expected:
+            continue
+        digest = expected.pop(line_no)
+        if digest is None:
+            problems[line_no] = f"input line {line_no} was scored without an input hash (by an older rageval)"
+        elif not line.strip():
+            problems[line_no] = f"input line {line_no} is gone (it is blank now)"
+        elif line_sha256(line, line_no) != digest:
+            problems[line_no] = f"input line {line_no} has changed since it was scored"
+    for line_no, digest in expected.items():
+        if digest is None:
+            problems[line_no] = f"input line {line_no} was scored without an input hash (by an older rageval)"
+        else:
+            problems[line_no] = f"input line {line_no} is gone (the input has fewer lines)"
+    return [problems[n] for n in sorted(problems)]

@@ -86,9 +86,9 @@ def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path]
         for metric, column in RELEASED.items():
             assert row["scores"][metric] == float(original[column]), (row["id"], metric)
             assert row["status"][metric] == "ok"
-        assert set(row) == {"id", "scores", "status", "reason", "details", "line"}
+        assert set(row) == {"id", "scores", "status", "reason", "details", "line", "input_sha256"}
     summary = capsys.readouterr().err
-    assert "2981 rows scored, 0 failed." in summary
+    assert "2981 rows scored, 0 failed, 0 undetermined." in summary
     assert "judge labels, trace_labels: 0 model calls, 0 tokens (estimated)." in summary
     assert "context_relevance" in summary
 
@@ -140,7 +140,7 @@ def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> 
     assert rows[0]["scores"] == rows[-1]["scores"]
     err = capsys.readouterr().err
     assert "line 2 (id None) failed" in err and "line 7 (id 'r6') failed" in err
-    assert "7 rows scored, 4 failed." in err
+    assert "7 rows scored, 4 failed, 1 undetermined." in err  # r5, without contexts, has no score
     assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--strict", "--no-progress"]) == 1
 
 
@@ -188,7 +188,7 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
     assert json.loads(done.stdout)["scores"]["context_relevance"] == pytest.approx(2 / 3)
-    assert "1 row scored, 0 failed." in done.stderr
+    assert "1 row scored, 0 failed, 0 undetermined." in done.stderr
 
 
 def test_quickstart_scores_offline_and_reproduces_the_bundled_rows(capsys) -> None:
@@ -258,7 +258,7 @@ def test_cli_scores_a_row_without_contexts(tmp_path: Path, capsys) -> None:
         assert scored["status"]["bert_score_f1"] == "ok"
         # the composite from answer relevance alone, its weight renormalised
         assert scored["scores"]["ragas_score"] == pytest.approx(scored["scores"]["answer_relevance"])
-    assert "2 rows scored, 0 failed." in capsys.readouterr().err
+    assert "2 rows scored, 0 failed, 0 undetermined." in capsys.readouterr().err
     # the dry run plans no TRACe labelling for such rows
     assert main(["evaluate", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--dry-run"]) == 0
     planned = capsys.readouterr().out
@@ -275,7 +275,7 @@ def test_cli_scores_the_ragas_family_offline(tmp_path: Path, capsys) -> None:
     args = ["evaluate", str(source), "--metrics", metrics, "--judge", "local", "--out", str(out), "--no-progress"]
     assert main(args) == 0
     first, second = read_jsonl(out)
-    assert set(first) == {"id", "scores", "status", "reason", "details", "line"}
+    assert set(first) == {"id", "scores", "status", "reason", "details", "line", "input_sha256"}
     assert all(status == "ok" for status in first["status"].values()), first["reason"]
     assert second["status"]["context_recall"] == "undetermined"
     assert second["reason"]["factual_accuracy"] == "Needs a reference answer; the sample has none."

@@ -98,7 +98,8 @@ def ragbench_record(row: Mapping[str, Any]) -> RagbenchRecord:
     """Turn one RAGBench row into a :class:`RagbenchRecord`.
 
     The sample's id is ``"{dataset_name}:{id}:{generation_model_name}"`` (RAGBench ids repeat across
-    generators and splits). The annotator's ``adherence_score`` becomes the labels' ``overall_supported``.
+    generators and splits); the parts a row lacks are left out, so a row without ``dataset_name`` keeps its
+    own ``id``. The annotator's ``adherence_score`` becomes the labels' ``overall_supported``.
 
     Raises:
         TypeError: If ``row`` is not a mapping.
@@ -115,7 +116,7 @@ def ragbench_record(row: Mapping[str, Any]) -> RagbenchRecord:
     labels = TraceLabels.from_mapping(label_data, released=True)
     dataset_name = str(row.get("dataset_name") or "ragbench")
     sample = RagSample(
-        id=f"{dataset_name}:{row.get('id')}:{row.get('generation_model_name')}",
+        id=_sample_id(row),
         question=row["question"],
         contexts=row["documents"],
         response=row["response"],
@@ -142,14 +143,22 @@ def ragbench_record(row: Mapping[str, Any]) -> RagbenchRecord:
     )
 
 
+def _sample_id(row: Mapping[str, Any]) -> str | None:
+    """``dataset:id:generator`` for RAGBench's own rows; the row's own id when it names no dataset."""
+    if not row.get("dataset_name"):
+        return None if row.get("id") is None else str(row["id"])
+    parts = (row.get("dataset_name"), row.get("id"), row.get("generation_model_name"))
+    return ":".join(str(part) for part in parts if part is not None)
+
+
 def load_ragbench(path: str | Path) -> Iterator[RagbenchRecord]:
-    """Yield the records of a RAGBench JSONL file (one row per line).
+    """Yield the records of a RAGBench JSONL file (one row per line; a byte-order mark is ignored).
 
     Raises:
         ValueError: On a line that is not JSON or not a RAGBench row, naming the file and line.
     """
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:
         for line_no, line in enumerate(handle, start=1):
             if not line.strip():
                 continue

@@ -1,0 +1,209 @@
+"""Files the CLI reads and writes, safely: lines decoded one by one, outputs locked and written whole.
+
+- :func:`raw_lines` splits on ``\\n`` only (never on U+2028, U+2029 or U+0085, which may sit inside
+  JSON strings) and :func:`decode_line` decodes each line on its own: one bad byte spoils one line,
+  not the file; a UTF-8 byte-order mark before the first line is dropped.
+- :func:`line_sha256` fingerprints an input line, so that ``--resume`` can tell a changed input.
+- :class:`LockedOutput` holds an exclusive lock (``flock``) on a JSONL output while it is written, and
+  writes each line whole: a failed write cuts its torn line off again.
+- :func:`write_atomic` writes a whole file through a temporary file and a rename: the old file stays
+  until the new one is complete.
+
+Example:
+    >>> decode_line(b'\\xef\\xbb\\xbf{"a": 1}\\r\\n', 1), line_sha256(b'{"a": 1}\\n') == line_sha256(b'{"a": 1}')
+    ('{"a": 1}', True)
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "LockedOutput",
+    "OutputInUseError",
+    "decode_line",
+    "jsonl_line",
+    "line_sha256",
+    "raw_lines",
+    "same_file",
+    "write_atomic",
+]
+
+_BOM = b"\xef\xbb\xbf"
+#: Characters that some line splitters (Python's str.splitlines, old JavaScript) take for line ends.
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+
+
+class OutputInUseError(OSError):
+    """Another process holds the lock on the output file."""
+
+
+def raw_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(line number, bytes)`` for each line of a file, split on ``\\n`` only (endings kept)."""
+    with open(path, "rb") as handle:
+        yield from enumerate(handle, start=1)
+
+
+def _content(raw: bytes | str, line_no: int) -> bytes:
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if line_no == 1 and data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    return data.rstrip(b"\r\n")
+
+
+def decode_line(raw: bytes | str, line_no: int) -> str:
+    """The text of one input line: no line ending, no byte-order mark on line 1.
+
+    Raises:
+        ValueError: If the line is not valid UTF-8, saying where.
+    """
+    data = _content(raw, line_no)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"line {line_no} is not valid UTF-8 ({exc.reason} at byte {exc.start + 1})"
+        raise ValueError(msg) from None
+
+
+def line_sha256(raw: bytes | str, line_no: int = 2) -> str:
+    """SHA-256 (hex) of a line's bytes, without its line ending (nor a byte-order mark on line 1)."""
+    return hashlib.sha256(_content(raw, line_no)).hexdigest()
+
+
+def jsonl_line(row: Any) -> str:
+    """One JSON line, non-ASCII kept, but U+2028, U+2029 and U+0085 escaped so that no splitter breaks it."""
+    text = json.dumps(row, ensure_ascii=False)
+    for char, escaped in _SEPARATORS.items():
+        if char in text:  # outside strings JSON holds none of them, so escaping is exact
+            text = text.replace(char, escaped)
+    return text + "\n"
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """True when two paths name the same file (links followed), or would once created."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class LockedOutput:
+    """A JSONL output file, exclusively locked while open, written one whole line at a time.
+
+    Opening never truncates before the lock is held: a second run refused for the lock leaves the
+    file as it was. Each :meth:`write` is one line; when it fails (a full disk) the part written is
+    cut off, so the file only ever holds whole lines, and the error is kept in ``error``. Devices
+    (``/dev/null``) are written as they are, unlocked.
+
+    Args:
+        path: the output file.
+        append: keep what the file holds (``--resume``); otherwise it is emptied once locked.
+
+    Raises:
+        OutputInUseError: If another process holds the lock.
+        OSError: If the file cannot be opened for writing.
+    """
+
+    def __init__(self, path: str | Path, *, append: bool = False) -> None:
+        self.path = Path(path)
+        self.created = not os.path.lexists(self.path)
+        self.rows = 0
+        self.error: OSError | None = None
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+        try:
+            self.regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
+            if self.regular:
+                try:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    msg = f"another run is writing {self.path} (it is locked); wait for it or choose another --out"
+                    raise OutputInUseError(msg) from None
+                if not append:
+                    os.ftruncate(self._fd, 0)
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def write(self, text: str) -> int:
+        """Write one whole line (or nothing, if the write fails)."""
+        data = text.encode("utf-8")
+        start = os.lseek(self._fd, 0, os.SEEK_END) if self.regular else 0
+        try:
+            _write_all(self._fd, data)
+        except BaseException as exc:
+            if self.regular:
+                os.ftruncate(self._fd, start)
+            if isinstance(exc, OSError):
+                self.error = exc
+            raise
+        self.rows += 1
+        return len(text)
+
+    def flush(self) -> None:
+        """Lines are written unbuffered: nothing to flush."""
+
+    def close(self, *, failed: bool = False) -> None:
+        """Release the lock; when the run failed (or a write did) having created the file and written no
+        row, remove the file."""
+        if self._fd < 0:
+            return
+        failed = failed or self.error is not None
+        if failed and self.created and self.rows == 0 and self.regular:
+            self.path.unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = -1
+
+    def __enter__(self) -> LockedOutput:
+        return self
+
+    def __exit__(self, kind: Any, *_: Any) -> None:
+        self.close(failed=kind is not None)
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write a whole file: into a temporary file beside it, then renamed over it.
+
+    On failure the temporary file is removed and ``path`` is untouched. A path that exists and is not
+    a regular file (a device, a pipe) is written directly.
+
+    Raises:
+        OSError: If the file cannot be written.
+    """
+    path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
+    data = text.encode("utf-8")
+    if path.exists() and not path.is_file():
+        with path.open("wb") as handle:
+            handle.write(data)
+        return
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask()
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,464 @@
+"""Long runs lose nothing and mix nothing: the input is never the output, a changed input is caught on
+--resume, judge failures fail --strict, bad bytes and separators never drop a row, one writer per output,
+file-system errors are one line with nothing half-written (issue 13)."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rageval_lc.cli import main
+from rageval_lc.judges.base import Judgement
+from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.schema import RagSample
+from tests.test_cli import generic_row, write_jsonl
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def labels_run(source: Path, out: Path, *extra: str) -> int:
+    return main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--no-progress", *extra])
+
+
+def read_rows(path: Path) -> list[dict]:
+    """Result rows, split on '\\n' only."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+
+
+def rows_file(tmp_path: Path, n: int, name: str = "in.jsonl") -> Path:
+    return write_jsonl(tmp_path / name, [json.dumps(generic_row(f"r{i}")) for i in range(n)])
+
+
+def one_line_error(err: str) -> str:
+    """The error output must be a single 'rageval: error:' line, no traceback."""
+    lines = [line for line in err.strip().split("\n") if line]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("rageval: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+class ErrorJudge:
+    """Answers every judgement with an error, as a judge behind a bad API key does."""
+
+    name = "unauthorised"
+    supports = frozenset({"trace_labels"})
+
+    def planned_calls(self, judgement: str) -> int:
+        return 1
+
+    def trace_labels(self, sample: RagSample) -> Judgement:
+        reason = "The judge model could not be called: AuthenticationError: 401 invalid API key"
+        return Judgement(name="trace_labels", status="error", reason=reason)
+
+
+# 1. the output is never the input
+
+
+@pytest.mark.parametrize("link", ["same", "symlink", "hardlink"])
+def test_out_equal_to_the_input_is_refused_and_the_input_kept(tmp_path: Path, capsys, link: str) -> None:
+    source = rows_file(tmp_path, 3, "x.jsonl")
+    before = source.read_bytes()
+    out = source
+    if link == "symlink":
+        out = tmp_path / "alias.jsonl"
+        out.symlink_to(source)
+    elif link == "hardlink":
+        out = tmp_path / "hard.jsonl"
+        os.link(source, out)
+    assert labels_run(source, out) == 2
+    assert "is the input file" in one_line_error(capsys.readouterr().err)
+    assert source.read_bytes() == before
+    assert labels_run(source, out, "--resume") == 2  # used to read its own output back without end
+    assert "is the input file" in one_line_error(capsys.readouterr().err)
+    assert source.read_bytes() == before
+
+
+# 2. --resume detects a changed input
+
+
+def test_each_output_line_records_the_hash_of_its_input_line(tmp_path: Path) -> None:
+    lines = [json.dumps(generic_row("a")), "", json.dumps(generic_row("b", response="Cats hunt mice."))]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    rows = read_rows(out)
+    assert [(r["line"], r["id"]) for r in rows] == [(1, "a"), (3, "b")]
+    assert [r["input_sha256"] for r in rows] == [
+        hashlib.sha256(lines[0].encode()).hexdigest(),
+        hashlib.sha256(lines[2].encode()).hexdigest(),
+    ]
+
+
+@pytest.mark.parametrize("change", ["edited", "prepended", "deleted", "blanked"])
+def test_resume_refuses_an_input_that_changed_since_the_output(tmp_path: Path, capsys, change: str) -> None:
+    lines = [json.dumps(generic_row(f"r{i}")) for i in range(4)]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    capsys.readouterr()
+    kept = out.read_bytes()
+    if change == "edited":
+        lines[2] = json.dumps(generic_row("r2", response="Dogs bark at night."))
+        expected = "input line 3 has changed"
+    elif change == "prepended":
+        lines.insert(0, json.dumps(generic_row("new")))
+        expected = "input line 1 has changed"
+    elif change == "deleted":
+        lines = lines[:2]
+        expected = "input line 3 is gone"
+    else:
+        lines[1] = ""
+        expected = "input line 2 is gone"
+    write_jsonl(source, lines if change == "deleted" else [*lines, json.dumps(generic_row("r9"))])
+    assert labels_run(source, out, "--resume") == 2
+    message = one_line_error(capsys.readouterr().err)
+    assert expected in message and "--resume" in message
+    assert out.read_bytes() == kept  # nothing added, nothing mixed
+
+
+def test_resume_refuses_an_output_written_without_input_hashes(tmp_path: Path, capsys) -> None:
+    source = rows_file(tmp_path, 2)
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"id": "r0", "line": 1, "scores": {}, "status": {}}) + "\n", encoding="utf-8")
+    assert labels_run(source, out, "--resume") == 2
+    assert "without an input hash" in one_line_error(capsys.readouterr().err)
+
+
+def test_resume_scores_only_the_new_lines_of_an_unchanged_input(tmp_path: Path, capsys) -> None:
+    lines = [json.dumps(generic_row(f"r{i}")) for i in range(3)]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    first = out.read_text(encoding="utf-8")
+    write_jsonl(source, [*lines, json.dumps(generic_row("r3")), json.dumps(generic_row("r4"))])
+    assert labels_run(source, out, "--resume") == 0
+    assert out.read_text(encoding="utf-8").startswith(first)
+    assert [r["id"] for r in read_rows(out)] == ["r0", "r1", "r2", "r3", "r4"]
+    assert "2 rows scored, 0 failed, 0 undetermined (3 already in out.jsonl, kept)." in capsys.readouterr().err
+
+
+# 3. judge failures fail the run
+
+
+def test_judge_errors_count_as_failed_rows_and_fail_strict(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.cli as cli
+
+    monkeypatch.setattr(cli, "_make_judge", lambda args: ErrorJudge())
+    source = rows_file(tmp_path, 3)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    assert "3 rows scored, 3 failed, 0 undetermined." in capsys.readouterr().err
+    assert labels_run(source, out, "--strict") == 1
+    assert "--strict: 3 failed rows" in capsys.readouterr().err
+
+
+def test_strict_fails_a_row_with_no_determined_score_but_not_a_partly_undetermined_one(tmp_path: Path, capsys) -> None:
+    bare = generic_row("bare", contexts=[])  # no contexts: every TRACe score is undetermined
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("a")), json.dumps(bare)])
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out, "--strict") == 1
+    err = capsys.readouterr().err
+    assert "2 rows scored, 0 failed, 1 undetermined." in err and "--strict: 1 undetermined row" in err
+    # a row with some ok scores and some undetermined ones (no reference for context recall) passes
+    partly = {k: v for k, v in generic_row("p").items() if k != "labels"}
+    source = write_jsonl(tmp_path / "partly.jsonl", [json.dumps(partly)])
+    args = ["evaluate", str(source), "--judge", "local", "--metrics", "faithfulness,context_recall"]
+    assert main([*args, "--out", str(out), "--no-progress", "--strict"]) == 0
+    (row,) = read_rows(out)
+    assert row["status"] == {"faithfulness": "ok", "context_recall": "undetermined"}
+
+
+def test_engine_counts_rows_with_judge_errors_as_failed() -> None:
+    from rageval_lc.engine import evaluate
+
+    sample = RagSample(id="s", question="Q?", contexts=["A. B."], response="A.")
+    bare = RagSample(id="bare", question="Q?", contexts=[], response="A.")
+    run = evaluate([sample, sample, bare], "trace", judge=ErrorJudge(), retries=0, concurrency=1)
+    assert (run.failed, run.undetermined) == (2, 1)
+
+
+# 4. and 16. bytes that are not UTF-8, and a byte-order mark
+
+
+def test_a_line_that_is_not_utf8_becomes_an_error_row_and_the_run_goes_on(tmp_path: Path, capsys) -> None:
+    good = [json.dumps(generic_row(f"r{i}")).encode() for i in range(3)]
+    bad = json.dumps(generic_row("bad")).encode().replace(b"Cats sleep", b"Cats \xff sleep", 1)
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b"\n".join([good[0], bad, good[1], good[2]]) + b"\n")
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out, "--progress") == 0
+    rows = read_rows(out)
+    assert [r["line"] for r in rows] == [1, 2, 3, 4]
+    assert [r["id"] for r in rows] == ["r0", None, "r1", "r2"]
+    assert set(rows[1]["status"].values()) == {"error"}
+    assert "line 2 is not valid UTF-8" in rows[1]["reason"]["adherence"]
+    assert rows[1]["input_sha256"] == hashlib.sha256(bad).hexdigest()
+    assert rows[0]["scores"] == rows[2]["scores"] == rows[3]["scores"]
+    assert "4 rows scored, 1 failed" in capsys.readouterr().err
+    assert labels_run(source, out, "--resume") == 0  # resume reads the same file without crashing
+    assert len(read_rows(out)) == 4
+    assert main(["evaluate", str(source), "--judge", "labels", "--dry-run"]) == 0
+    assert "1 unreadable row would be written as errors." in capsys.readouterr().out
+    assert main(["agreement", str(source), "--judge", "labels", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "3 rows scored by labels, 1 skipped." in captured.out
+    assert "line 2 skipped: ValueError: line 2 is not valid UTF-8" in captured.err
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_row(tmp_path: Path, capsys) -> None:
+    plain = rows_file(tmp_path, 2, "plain.jsonl")
+    marked = tmp_path / "bom.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert labels_run(plain, tmp_path / "plain_out.jsonl") == 0
+    assert labels_run(marked, tmp_path / "bom_out.jsonl", "--strict") == 0
+    expected = read_rows(tmp_path / "plain_out.jsonl")
+    assert read_rows(tmp_path / "bom_out.jsonl") == expected  # the same rows, the same input hashes
+    assert main(["evaluate", str(marked), "--judge", "labels", "--dry-run"]) == 0
+    assert "unreadable" not in capsys.readouterr().out
+    results = tmp_path / "bom_results.jsonl"
+    results.write_bytes(b"\xef\xbb\xbf" + (tmp_path / "plain_out.jsonl").read_bytes())
+    assert main(["report", str(results)]) == 0
+    assert "skipped" not in capsys.readouterr().err
+
+
+def test_ragbench_loader_reads_a_file_with_a_byte_order_mark(ragbench_files: list[Path], tmp_path: Path) -> None:
+    from rageval_lc.datasets.ragbench import load_ragbench
+
+    lines = ragbench_files[0].read_bytes().split(b"\n")[:3]
+    marked = tmp_path / "bom.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + b"\n".join(lines) + b"\n")
+    records = list(load_ragbench(marked))
+    assert [r.sample.id.split(":")[1] for r in records] == [str(json.loads(line)["id"]) for line in lines]
+
+
+# 5. one writer per output
+
+
+def test_a_second_writer_of_the_same_output_is_refused(tmp_path: Path, capsys) -> None:
+    source = rows_file(tmp_path, 2)
+    out = tmp_path / "out.jsonl"
+    out.write_text("an earlier run's rows\n", encoding="utf-8")
+    with out.open("a") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another run holds the output
+        assert labels_run(source, out) == 2
+        assert "another run is writing" in one_line_error(capsys.readouterr().err)
+        assert labels_run(source, out, "--resume") == 2
+        capsys.readouterr()
+    assert out.read_text(encoding="utf-8") == "an earlier run's rows\n"  # neither truncated nor appended to
+    assert labels_run(source, out) == 0  # the lock went with its holder
+    assert len(read_rows(out)) == 2
+
+
+def test_the_output_is_locked_while_the_run_writes_it(tmp_path: Path, monkeypatch) -> None:
+    import rageval_lc.cli as cli
+
+    out = tmp_path / "out.jsonl"
+    seen: list[str] = []
+
+    class Probe(LabelsJudge):
+        def trace_labels(self, sample: RagSample) -> Judgement:
+            with out.open("a") as other:
+                try:
+                    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    seen.append("free")
+                except BlockingIOError:
+                    seen.append("locked")
+            return super().trace_labels(sample)
+
+    monkeypatch.setattr(cli, "_make_judge", lambda args: Probe())
+    assert labels_run(rows_file(tmp_path, 3), out) == 0
+    assert seen == ["locked"] * 3
+
+
+# 8. separators that str.splitlines splits on
+
+
+def test_report_keeps_rows_whose_text_holds_line_separators(tmp_path: Path, capsys) -> None:
+    separators = ["\u2028", "\u2029", "\u0085"]
+    ids = ["plain", *(f"sep{s}{i}" for i, s in enumerate(separators))]
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row(row_id)) for row_id in ids])
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    assert all(s.encode() not in out.read_bytes() for s in separators)  # written escaped: any splitter is safe
+    rows = read_rows(out)
+    assert [r["id"] for r in rows] == ids
+    # a results file written raw (by another tool, or an older rageval) keeps every row too
+    raw = tmp_path / "raw.jsonl"
+    raw.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert all(s.encode() in raw.read_bytes() for s in separators)
+    assert main(["report", str(raw), "--html", str(tmp_path / "report.html")]) == 0
+    captured = capsys.readouterr()
+    adherence = next(line.split() for line in captured.out.split("\n") if line.startswith("adherence "))
+    assert adherence[2:5] == ["4", "0", "0"]  # ok, undetermined, error: all four rows
+    assert "skipped" not in captured.err
+
+
+# 12. file-system errors: one line, exit 2, nothing half-written
+
+
+def test_out_in_a_missing_folder_or_on_a_directory_is_one_line(tmp_path: Path, capsys) -> None:
+    source = rows_file(tmp_path, 1)
+    assert labels_run(source, tmp_path / "missing" / "out.jsonl") == 2
+    assert "cannot write" in one_line_error(capsys.readouterr().err)
+    assert not (tmp_path / "missing").exists()
+    (tmp_path / "folder").mkdir()
+    assert labels_run(source, tmp_path / "folder") == 2
+    one_line_error(capsys.readouterr().err)
+    assert list((tmp_path / "folder").iterdir()) == []
+
+
+def test_out_that_cannot_be_written_is_one_line(tmp_path: Path, capsys) -> None:
+    source = rows_file(tmp_path, 1)
+    if os.geteuid() == 0:  # root writes through file modes; /sys refuses new files even to root
+        target = Path("/sys/rageval-test-out.jsonl")
+        if not Path("/sys").is_dir():
+            pytest.skip("no /sys to refuse a write")
+    else:
+        locked = tmp_path / "ro"
+        locked.mkdir()
+        locked.chmod(0o500)
+        target = locked / "out.jsonl"
+    assert labels_run(source, target) == 2
+    assert "cannot write" in one_line_error(capsys.readouterr().err)
+    assert not target.exists()
+
+
+def test_a_full_disk_is_one_line(tmp_path: Path, capsys) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    assert labels_run(rows_file(tmp_path, 2), Path("/dev/full")) == 2
+    assert "No space left on device" in one_line_error(capsys.readouterr().err)
+
+
+def test_a_disk_that_fills_mid_run_leaves_whole_lines_and_resume_finishes(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.files as files
+
+    source = rows_file(tmp_path, 5)
+    out = tmp_path / "out.jsonl"
+    real = files._write_all
+    writes: list[int] = []
+
+    def fill_up(fd: int, data: bytes) -> None:
+        writes.append(len(data))
+        if len(writes) > 2:  # the third line is torn, then the disk is full
+            real(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd, data)
+
+    monkeypatch.setattr(files, "_write_all", fill_up)
+    assert labels_run(source, out) == 2
+    message = one_line_error(capsys.readouterr().err)
+    assert "No space left on device" in message and "2 rows kept" in message and "--resume" in message
+    assert out.read_bytes().endswith(b"\n") and [r["id"] for r in read_rows(out)] == ["r0", "r1"]
+    monkeypatch.setattr(files, "_write_all", real)
+    assert labels_run(source, out, "--resume") == 0
+    assert sorted(r["id"] for r in read_rows(out)) == [f"r{i}" for i in range(5)]
+
+
+def test_a_fresh_run_that_writes_nothing_leaves_no_file(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.files as files
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files, "_write_all", full)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(rows_file(tmp_path, 2), out) == 2
+    one_line_error(capsys.readouterr().err)
+    assert not out.exists()
+
+
+def test_report_file_errors_are_one_line_and_the_old_page_survives(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.files as files
+
+    source = rows_file(tmp_path, 2)
+    results = tmp_path / "results.jsonl"
+    assert labels_run(source, results) == 0
+    capsys.readouterr()
+    assert main(["report", str(results), "--html", str(tmp_path / "missing" / "r.html")]) == 2
+    assert "cannot write" in one_line_error(capsys.readouterr().err)
+    html = tmp_path / "r.html"
+    html.write_text("the previous report", encoding="utf-8")
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files, "_write_all", full)
+    assert main(["report", str(results), "--html", str(html)]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert html.read_text(encoding="utf-8") == "the previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "r.html", "results.jsonl"]  # no temp left
+    monkeypatch.undo()
+    assert main(["report", str(results), "--html", str(html)]) == 0
+    assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert os.stat(html).st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def test_report_on_a_file_with_bad_bytes_keeps_the_good_rows(tmp_path: Path, capsys) -> None:
+    source = rows_file(tmp_path, 2)
+    results = tmp_path / "results.jsonl"
+    assert labels_run(source, results) == 0
+    capsys.readouterr()
+    results.write_bytes(results.read_bytes() + b'{"id": "\xff"}\n')
+    assert main(["report", str(results)]) == 0
+    captured = capsys.readouterr()
+    adherence = next(line.split() for line in captured.out.split("\n") if line.startswith("adherence "))
+    assert adherence[2] == "2"
+    assert "1 line skipped" in captured.err
+
+
+def test_rgb_score_out_in_a_missing_folder_is_one_line(tmp_path: Path, capsys) -> None:
+    row = {"prediction": "Paris", "answer": ["Paris"], "task": "noise_robustness"}
+    source = write_jsonl(tmp_path / "rgb.jsonl", [json.dumps(row)])
+    assert main(["rgb", "score", str(source), "--out", str(tmp_path / "missing" / "j.jsonl")]) == 2
+    assert "cannot write" in one_line_error(capsys.readouterr().err)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Also found: python -m, ragas / deepeval names, output ids
+
+
+def test_python_dash_m_runs_the_command(tmp_path: Path) -> None:
+    source = rows_file(tmp_path, 1)
+    command = [sys.executable, "-m", "rageval_lc", "evaluate", str(source), "--judge", "labels"]
+    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["id"] == "r0"
+    version = subprocess.run([sys.executable, "-m", "rageval_lc", "--version"], capture_output=True, text=True, env=ENV)
+    assert version.returncode == 0 and version.stdout.startswith("rageval_lc ")
+
+
+def test_ragbench_row_without_dataset_name_keeps_the_users_id(tmp_path: Path) -> None:
+    from rageval_lc.datasets.ragbench import ragbench_record
+
+    row = {
+        "id": "q-17",
+        "question": "Q?",
+        "documents": ["A. B."],
+        "response": "A.",
+        "documents_sentences": [[["0a", "A."], ["0b", "B."]]],
+        "response_sentences": [["a", "A."]],
+        "all_relevant_sentence_keys": ["0a"],
+    }
+    assert ragbench_record(row).sample.id == "q-17"
+    assert ragbench_record({**row, "dataset_name": "covidqa_test"}).sample.id == "covidqa_test:q-17"
+    full = {**row, "dataset_name": "covidqa_test", "generation_model_name": "gpt-3.5"}
+    assert ragbench_record(full).sample.id == "covidqa_test:q-17:gpt-3.5"
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(row)])
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    assert read_rows(out)[0]["id"] == "q-17"
