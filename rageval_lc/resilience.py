@@ -5,7 +5,10 @@ runs with a timeout, is retried with exponential backoff when it fails for a tra
 timeout, HTTP 429 or 5xx, a dropped connection), and ends as an ``error`` Judgement — never an
 exception — when it keeps failing. With a cache, a usable judgement is stored on disk under a key made
 of the judge's identity (its name and, for DSPy judges, its compiled prompts), the judgement and its
-inputs: the same call in a later run is read back instead of being made again.
+inputs: the same call in a later run is read back instead of being made again. A judgement read back
+is checked exactly as a fresh answer is (:mod:`rageval_lc.judges.checks`); an entry that fails is
+ignored and replaced. Raw model output is kept cut to its head and tail
+(:func:`~rageval_lc.judges.checks.cap_raw`).
 
 Example:
     >>> from rageval_lc.judges import LabelsJudge
@@ -17,7 +20,9 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
+import logging
 import re
 import threading
 import time
@@ -32,9 +37,12 @@ from pydantic import TypeAdapter
 
 from rageval_lc.judges import base
 from rageval_lc.judges.base import JUDGEMENTS, Judge, Judgement, JudgeUsage
+from rageval_lc.judges.checks import cap_raw, judgement_problem
 from rageval_lc.schema import RagSample, TraceLabels
 
 __all__ = ["JudgeCache", "RateLimiter", "ResilientJudge", "is_transient"]
+
+logger = logging.getLogger(__name__)
 
 _TRANSIENT = re.compile(
     r"time(?:d)?[ -]?out|rate.?limit|\b429\b|too many requests|\b5\d\d\b|internal server error|service unavailable|"
@@ -108,12 +116,14 @@ class JudgeCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str, judgement: str) -> Judgement[Any] | None:
-        """The cached judgement, or None (an unreadable entry counts as absent)."""
+        """The cached usable judgement, or None (an unreadable or unusable entry counts as absent)."""
         path = self._path(key)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             value = TypeAdapter(VALUE_TYPES[judgement]).validate_python(data["value"])
             cached = Judgement[Any](**{**data, "value": value, "usage": JudgeUsage()})
+            if cached.name != judgement or not cached.ok:
+                raise ValueError("not a usable judgement of this kind")
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
             return None
@@ -184,7 +194,7 @@ class ResilientJudge:
         key = self._key(name, args, kwargs) if self.cache is not None else None
         if key is not None:
             cached = self.cache.get(key, name)  # type: ignore[union-attr]
-            if cached is not None:
+            if cached is not None and _usable(name, cached, method, args, kwargs):
                 return cached
         usage = JudgeUsage()
         attempt = 0
@@ -200,7 +210,7 @@ class ResilientJudge:
             delay = self.backoff_s * 2 ** (attempt - 1)
             self._sleep(delay * (1.0 + 0.1 * ((attempt * 7919) % 10) / 10))
         notes = {**judgement.notes, "calls_attempted": attempt} if attempt > 1 else judgement.notes
-        result = judgement.model_copy(update={"usage": usage, "notes": notes})
+        result = judgement.model_copy(update={"usage": usage, "notes": notes, "raw": cap_raw(judgement.raw)})
         if key is not None:
             self.cache.put(key, result)  # type: ignore[union-attr]
         return result
@@ -236,6 +246,22 @@ class ResilientJudge:
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """TRACe labels through the wrapper."""
         return self._call("trace_labels", self.judge.trace_labels, (sample,), {})
+
+
+def _usable(name: str, cached: Judgement[Any], method: Callable[..., Any], args: tuple, kwargs: dict) -> bool:
+    """True when a cached judgement passes the checks a fresh answer to the same call must pass."""
+    try:
+        bound = inspect.signature(method).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return False
+    bound.apply_defaults()
+    try:
+        problem = judgement_problem(name, cached.value, dict(bound.arguments))
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    if problem:
+        logger.debug("A cached %r judgement was refused: %s", name, problem)
+    return problem is None
 
 
 def _identity(judge: Any) -> str:

@@ -30,6 +30,7 @@ from rageval_lc.judges.base import (
     RubricScore,
     StatementVerdict,
 )
+from rageval_lc.judges.checks import claim_verdicts_problem, context_verdicts_problem, trace_problem
 from rageval_lc.judges.langchain_lm import is_langchain_chat_model, langchain_lm
 from rageval_lc.judges.modules import JUDGE_MODULES, run_judgement
 from rageval_lc.schema import RagSample, TraceLabels
@@ -230,7 +231,7 @@ class DspyJudge:
             missing = [i + 1 for i in range(len(claims)) if i not in by_number]
             if missing:
                 notes["unjudged_claims"] = missing
-            return verdicts, notes, (f"no verdict for claims {missing}" if missing else None)
+            return verdicts, notes, claim_verdicts_problem(verdicts, claims)
 
         inputs = {"context": render_numbered(contexts, label="Context"), "claims": render_numbered(claims)}
         return self._run("verify_claims", inputs, parse)
@@ -257,7 +258,7 @@ class DspyJudge:
             missing = [i + 1 for i in range(len(contexts)) if i not in by_number]
             if missing:
                 notes["unjudged_contexts"] = missing
-            return verdicts, notes, (f"no verdict for contexts {missing}" if missing else None)
+            return verdicts, notes, context_verdicts_problem(verdicts, len(contexts))
 
         inputs = {
             "question": question,
@@ -423,17 +424,7 @@ def labels_from_prediction(prediction: Any) -> TraceLabels:
 def _parse_trace(prediction: Any, sentences: KeyedSentences, notes: dict[str, Any]) -> tuple[TraceLabels, str | None]:
     """TRACe labels from a prediction, and the problems that make them unusable (unknown keys, missing verdicts)."""
     labels = labels_from_prediction(prediction)
-    clean, report = labels.cleaned(sentences)
-    judged = {e.response_sentence_key for e in clean.sentence_support_information}
-    missing = [k for k in sentences.response_keys if k not in judged]
-    problems = []
-    if report.dropped:
-        notes["dropped_keys"] = report.dropped
-        unknown = sorted({k for keys in report.dropped.values() for k in keys})
-        problems.append(f"it names sentence keys that do not exist: {', '.join(unknown)}")
-    if missing:
-        problems.append(f"no support verdict for response sentences {', '.join(missing)}")
-    return labels, "; ".join(problems) or None
+    return labels, trace_problem(labels, sentences, notes)
 
 
 def _parse_statements(items: Any, n_contexts: int, notes: dict[str, Any]) -> list[StatementVerdict]:

@@ -30,6 +30,7 @@ from dspy.utils.exceptions import AdapterParseError
 
 from rageval_lc.judges import signatures
 from rageval_lc.judges.base import Judgement, JudgeUsage
+from rageval_lc.judges.checks import cap_raw
 
 __all__ = [
     "JUDGE_MODULES",
@@ -236,7 +237,8 @@ def run_judgement(
         lm: the DSPy LM to use.
         parse: validates a prediction; returns (value, notes, problem). A problem (unknown keys, missing
             verdicts, numbers far out of range) triggers a retry like an unparsable answer does; when the
-            retries run out the judgement is ``undetermined``, with the raw output and the last notes.
+            retries run out the judgement is ``undetermined``, with the raw output (cut to its head and
+            tail beyond :data:`~rageval_lc.judges.checks.MAX_RAW_CHARS`) and the last notes.
         max_retries: extra attempts after the first (bounded; 0 disables retries).
         retry_temperature: temperature for retries (None keeps the LM's own); retries always use a new
             ``rollout_id`` so DSPy's cache does not return the same answer.
@@ -300,7 +302,7 @@ def run_judgement(
         name=name,
         status="undetermined",
         reason=f"No usable answer after {attempts} attempt{'s' if attempts > 1 else ''}: {problem}.",
-        raw=raw,
+        raw=cap_raw(raw),
         attempts=attempts,
         usage=usage,
         notes=notes,
