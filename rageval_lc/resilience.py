@@ -3,12 +3,15 @@
 :class:`ResilientJudge` wraps any judge. Each judgement call waits for the requests-per-minute budget,
 runs with a timeout, is retried with exponential backoff when it fails for a transient reason (a
 timeout, HTTP 429 or 5xx, a dropped connection), and ends as an ``error`` Judgement — never an
-exception — when it keeps failing. With a cache, a usable judgement is stored on disk under a key made
-of the judge's identity (its name and, for DSPy judges, its compiled prompts), the judgement and its
-inputs: the same call in a later run is read back instead of being made again. A judgement read back
-is checked exactly as a fresh answer is (:mod:`rageval_lc.judges.checks`); an entry that fails is
-ignored and replaced. Raw model output is kept cut to its head and tail
-(:func:`~rageval_lc.judges.checks.cap_raw`).
+exception — when it keeps failing.
+
+With a cache, a usable judgement is stored on disk under a key made of the judge's identity (its name
+and, for DSPy judges, every setting that changes answers: model, server, temperature, max tokens, a
+chat model's settings, compiled prompts and demos), the judgement and its inputs: the same call in a
+later run is read back instead of being made again. A judgement read back is checked exactly as a
+fresh answer is (:mod:`rageval_lc.judges.checks`); an entry that fails is ignored and replaced. A
+cache that cannot be written is reported once (a warning on the ``rageval_lc`` logger) and scoring
+goes on without it. Raw model output is kept cut to its head and tail (:func:`~rageval_lc.judges.checks.cap_raw`).
 
 Example:
     >>> from rageval_lc.judges import LabelsJudge
@@ -19,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
@@ -104,13 +108,24 @@ class RateLimiter:
 
 
 class JudgeCache:
-    """Usable judgements on disk, one JSON file per key (safe across processes: written atomically)."""
+    """Usable judgements on disk, one JSON file per key (safe across processes: written atomically).
+
+    Reads never fail (an unreadable entry counts as absent); a write that fails (a read-only folder, a
+    full disk, a file where the folder should be) is reported once and the run goes on without storing.
+    """
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.hits = 0
         self.misses = 0
+        self.writable = True
+        self._warned = False
+        self._lock = threading.Lock()
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.writable = False
+            self._write_failed("it is not a folder" if self.directory.exists() else f"{type(exc).__name__}: {exc}")
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -132,13 +147,29 @@ class JudgeCache:
 
     def put(self, key: str, judgement: Judgement[Any]) -> None:
         """Store a usable judgement (others are not cached: they may succeed next time)."""
-        if not judgement.ok:
+        if not judgement.ok or not self.writable:
             return
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{threading.get_ident()}.tmp")
-        temporary.write_text(judgement.model_dump_json(), encoding="utf-8")
-        temporary.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(judgement.model_dump_json(), encoding="utf-8")
+            temporary.replace(path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            self._write_failed(f"{type(exc).__name__}: {exc}")
+
+    def _write_failed(self, why: str) -> None:
+        with self._lock:
+            if self._warned:
+                return
+            self._warned = True
+        logger.warning(
+            "rageval: warning: the judge cache %s cannot be written (%s); judgements are not stored, scoring goes on.",
+            self.directory,
+            why,
+        )
 
 
 class ResilientJudge:
@@ -265,10 +296,13 @@ def _usable(name: str, cached: Judgement[Any], method: Callable[..., Any], args:
 
 
 def _identity(judge: Any) -> str:
-    """The judge's name plus whatever shapes its prompts (a DSPy judge's module state)."""
+    """The judge's name plus whatever shapes its answers (a DSPy judge's LM settings and module state)."""
     parts: list[Any] = [getattr(judge, "name", type(judge).__name__), type(judge).__name__]
+    describe = getattr(judge, "cache_identity", None)
     modules = getattr(judge, "modules", None)
-    if isinstance(modules, dict):
+    if callable(describe):
+        parts.append(describe())
+    elif isinstance(modules, dict):
         try:
             parts.append({k: m.dump_state() for k, m in modules.items()})
         except Exception:

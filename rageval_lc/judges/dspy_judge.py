@@ -40,6 +40,7 @@ __all__ = [
     "DspyJudge",
     "as_dspy_lm",
     "labels_from_prediction",
+    "lm_identity",
     "render_documents",
     "render_numbered",
     "render_response",
@@ -56,6 +57,10 @@ def as_dspy_lm(
 ) -> dspy.BaseLM:
     """Return a DSPy LM for a ``dspy.LM``, a LiteLLM model id (``"openai/gpt-4o-mini"``), or a LangChain chat model.
 
+    An LM built here from a model id does not use DSPy's response cache: its key leaves out the server
+    (``api_base``), so answers from one endpoint would be served for another. The judge cache of
+    :class:`~rageval_lc.resilience.ResilientJudge` (``--cache-dir``) is keyed by every setting instead.
+
     Raises:
         TypeError: For anything else.
     """
@@ -65,15 +70,14 @@ def as_dspy_lm(
         if not lm.strip():
             msg = "The judge model id must be a non-empty string such as 'openai/gpt-4o-mini'."
             raise ValueError(msg)
-        extra: dict[str, Any] = {
-            k: v for k, v in {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens}.items() if v
-        }
+        settings = {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens}
+        extra: dict[str, Any] = {k: v for k, v in settings.items() if v}
         if api_base:
             # DSPy's native engine sends OpenAI's newer `max_completion_tokens`, which local OpenAI-compatible
             # servers (llama.cpp) ignore, so a small model may ramble for thousands of tokens; LiteLLM sends
             # `max_tokens`.
             extra["engine"] = "litellm"
-        return dspy.LM(lm, temperature=temperature, **extra)
+        return dspy.LM(lm, temperature=temperature, cache=False, **extra)
     if is_langchain_chat_model(lm):
         return langchain_lm(lm)
     msg = (
@@ -81,6 +85,26 @@ def as_dspy_lm(
         f"Got {type(lm).__name__} instead."
     )
     raise TypeError(msg)
+
+
+#: LM settings that change how a call travels, not what the model answers: left out of the cache key.
+_TRANSPORT_SETTINGS = frozenset({"api_key", "timeout", "num_retries"})
+
+
+def lm_identity(lm: Any) -> dict[str, Any]:
+    """The LM's model and every setting that changes its answers (server, temperature, max tokens, a
+    LangChain chat model's own settings), without secrets or transport settings."""
+    settings = {k: v for k, v in (getattr(lm, "kwargs", None) or {}).items() if k not in _TRANSPORT_SETTINGS}
+    identity = {
+        "type": type(lm).__qualname__,
+        "model": getattr(lm, "model", None),
+        "model_type": getattr(lm, "model_type", None),
+        "settings": settings,
+    }
+    engine = getattr(lm, "engine", None)
+    if engine is not None and not isinstance(engine, str):  # a custom engine: a LangChain chat model
+        identity["engine"] = getattr(engine, "identity", type(engine).__qualname__)
+    return identity
 
 
 def render_documents(sentences: KeyedSentences) -> str:
@@ -114,6 +138,9 @@ class DspyJudge:
         chain_of_thought: run the modules as ``ChainOfThought`` (adds a reasoning field, more tokens).
         modules: compiled modules to use instead of the defaults, by judgement name.
         api_base, api_key, temperature, max_tokens: used when ``lm`` is a model id.
+
+    A judge built from a model id keeps DSPy's response cache off (see :func:`as_dspy_lm`); with a
+    ``dspy.LM`` of your own, DSPy's cache is yours to set (its key ignores ``api_base``).
     """
 
     supports = frozenset(JUDGEMENTS)
@@ -148,6 +175,10 @@ class DspyJudge:
     def planned_calls(self, judgement: str) -> int:
         """One model call per judgement per sample, before retries."""
         return 1 if judgement in self.supports else 0
+
+    def cache_identity(self) -> dict[str, Any]:
+        """Everything that shapes this judge's answers: the LM's settings and each module's prompts and demos."""
+        return {"lm": lm_identity(self.lm), "modules": {k: m.dump_state() for k, m in self.modules.items()}}
 
     def _run(self, name: str, inputs: dict[str, Any], parse: Any) -> Judgement[Any]:
         return run_judgement(name, self.modules[name], inputs, lm=self.lm, parse=parse, max_retries=self.max_retries)

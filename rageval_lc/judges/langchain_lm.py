@@ -20,7 +20,7 @@ from typing import Any
 import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
-__all__ = ["AsyncLangChainEngine", "LangChainEngine", "is_langchain_chat_model", "langchain_lm"]
+__all__ = ["AsyncLangChainEngine", "LangChainEngine", "chat_model_identity", "is_langchain_chat_model", "langchain_lm"]
 
 
 def is_langchain_chat_model(obj: object) -> bool:
@@ -30,6 +30,16 @@ def is_langchain_chat_model(obj: object) -> bool:
     except ImportError:  # pragma: no cover - langchain-core is a dependency
         return False
     return isinstance(obj, BaseChatModel)
+
+
+def chat_model_identity(chat_model: Any) -> str:
+    """The chat model's class and the settings that shape its answers, as LangChain's own cache keys it
+    (model, temperature, base URL, ...; secrets left out)."""
+    kind = f"{type(chat_model).__module__}.{type(chat_model).__qualname__}"
+    try:
+        return f"{kind}:{chat_model._get_llm_string()}"
+    except Exception:  # a model LangChain cannot describe: its repr (pydantic hides secrets)
+        return f"{kind}:{chat_model!r}"
 
 
 def _messages(request: Any) -> list[Any]:
@@ -75,6 +85,11 @@ class LangChainEngine:
     def __init__(self, chat_model: Any) -> None:
         self.chat_model = chat_model
         self.model_name = type(chat_model).__name__
+
+    @property
+    def identity(self) -> str:
+        """The chat model's settings (see :func:`chat_model_identity`): part of the judge cache's key."""
+        return chat_model_identity(self.chat_model)
 
     def complete(self, request: Any) -> Response:
         result = self.chat_model.invoke(_messages(request), **_invoke_kwargs(request))
