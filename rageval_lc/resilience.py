@@ -3,7 +3,8 @@
 :class:`ResilientJudge` wraps any judge. Each judgement call waits for the requests-per-minute budget,
 runs with a timeout, is retried with exponential backoff when it fails for a transient reason (a
 timeout, HTTP 429 or 5xx, a dropped connection), and ends as an ``error`` Judgement — never an
-exception — when it keeps failing.
+exception — when it keeps failing. A call that times out is abandoned on a daemon thread: it never
+keeps the process alive, and a DSPy judge's HTTP calls get the same transport timeout.
 
 With a cache, a usable judgement is stored on disk under a key made of the judge's identity (its name
 and, for DSPy judges, every setting that changes answers: model, server, temperature, max tokens, a
@@ -23,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import inspect
 import json
@@ -32,7 +34,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
@@ -182,6 +184,9 @@ class ResilientJudge:
         retries: extra attempts after a transient failure.
         backoff_s: the first wait before a retry; doubled each time (with a little jitter).
         cache: a :class:`JudgeCache`, or a directory for one (None: no cache).
+
+    With ``timeout_s``, a judge that can (a DSPy judge built from a model id) is given the same transport
+    timeout for its HTTP calls (:meth:`~rageval_lc.judges.dspy_judge.DspyJudge.set_transport_timeout`).
     """
 
     def __init__(
@@ -202,8 +207,9 @@ class ResilientJudge:
         self.backoff_s = backoff_s
         self.cache = JudgeCache(cache) if isinstance(cache, (str, Path)) else cache
         self._sleep = sleep
+        if timeout_s and callable(getattr(judge, "set_transport_timeout", None)):
+            judge.set_transport_timeout(timeout_s)
         self._identity = _identity(judge)
-        self._pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="rageval-judge") if timeout_s else None
 
     @property
     def name(self) -> str:
@@ -248,9 +254,9 @@ class ResilientJudge:
 
     def _attempt(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
         try:
-            if self._pool is None:
+            if not self.timeout_s:
                 return method(*args, **kwargs)
-            future = self._pool.submit(method, *args, **kwargs)
+            future = _start_abandonable(method, args, kwargs)
             try:
                 return future.result(timeout=self.timeout_s)
             except FutureTimeout:
@@ -277,6 +283,25 @@ class ResilientJudge:
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """TRACe labels through the wrapper."""
         return self._call("trace_labels", self.judge.trace_labels, (sample,), {})
+
+
+def _start_abandonable(method: Callable[..., Any], args: tuple, kwargs: dict) -> Future[Any]:
+    """Run ``method`` on a daemon thread (in the caller's context, so ``dspy.context`` settings hold).
+
+    A call given up on is left to finish on its own; being a daemon, it never keeps the interpreter
+    alive (a ThreadPoolExecutor's workers are joined at exit, which held a finished run for minutes).
+    """
+    future: Future[Any] = Future()
+    context = contextvars.copy_context()
+
+    def run() -> None:
+        try:
+            future.set_result(context.run(method, *args, **kwargs))
+        except BaseException as exc:  # handed to the waiting caller
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="rageval-judge-call", daemon=True).start()
+    return future
 
 
 def _usable(name: str, cached: Judgement[Any], method: Callable[..., Any], args: tuple, kwargs: dict) -> bool:

@@ -1,4 +1,4 @@
-"""The judge cache (issue 13, items 6 and 7).
+"""Judge faults and the judge cache (issue 13, items 6, 7 and 9).
 
 Servers here are tiny OpenAI chat-completions endpoints on 127.0.0.1 in a thread: one answers a fixed
 verdict and counts its calls, one hangs until the client gives up (and notes when it did).
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import uuid
@@ -232,3 +234,63 @@ def test_a_cache_dir_that_is_a_file_warns_and_the_cli_scores(tmp_path: Path) -> 
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row["status"]["adherence"] for row in written] == ["ok"] * 3
     assert a_file.read_text() == "I am a file"
+
+
+# --- 9. a hung judge neither keeps the process alive nor its connection open ------------------------
+
+HANGING_CLI = textwrap.dedent(
+    """
+    import sys, time
+    import rageval_lc.judges.factory as factory
+    from rageval_lc.judges.labels import LabelsJudge
+
+    class Hanging(LabelsJudge):
+        name = "hanging"
+
+        def trace_labels(self, sample):
+            time.sleep(60)
+            return super().trace_labels(sample)
+
+    factory.make_judge = lambda *args, **kwargs: Hanging()
+    from rageval_lc.cli import main
+
+    code = main(sys.argv[1:])
+    print(f"summary printed at {time.monotonic():.3f}", file=sys.stderr, flush=True)
+    sys.exit(code)
+    """
+)
+
+
+def test_the_cli_exits_right_after_the_timeout_with_a_hung_judge(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps(s.model_dump(mode="json")) + "\n" for s in samples(2)), encoding="utf-8")
+    script = tmp_path / "hanging_cli.py"
+    script.write_text(HANGING_CLI, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    command = [sys.executable, str(script), "evaluate", str(rows), "--judge", "labels", "--timeout", "1"]
+    command += ["--retries", "0", "--concurrency", "2", "--out", str(out), "--no-progress"]
+    try:
+        environment = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout, not another installed copy
+        done = subprocess.run(command, capture_output=True, text=True, timeout=45, cwd=ROOT, env=environment)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the CLI was still running 45 s after starting: hung judge calls kept it alive")
+    ended = time.monotonic()
+    assert done.returncode == 0, done.stderr
+    printed = float(done.stderr.rsplit("summary printed at ", 1)[1].split()[0])
+    assert ended - printed < 5.0, f"the process ended {ended - printed:.1f} s after its summary"
+    statuses = [json.loads(line)["status"]["adherence"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert statuses == ["error", "error"]
+
+
+def test_an_abandoned_call_gets_a_transport_timeout(servers: list[FakeServer]) -> None:
+    hung = serve(servers, hang=True)
+    judge = ResilientJudge(make_judge("dspy:openai/judge", api_base=hung.url), timeout_s=1.0, retries=0)
+    started = time.monotonic()
+    outcome = classify(judge, f"Capital of France? {uuid.uuid4()}")
+    assert outcome.status == "error" and "timed out after 1 s" in outcome.reason
+    assert time.monotonic() - started < 3.0
+    deadline = time.monotonic() + 8.0
+    while not hung.client_gave_up and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert hung.client_gave_up, "the abandoned call still held its connection 8 s later"
+    assert hung.client_gave_up[0] < 4.0

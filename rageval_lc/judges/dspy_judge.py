@@ -54,12 +54,14 @@ def as_dspy_lm(
     api_key: str | None = None,
     temperature: float | None = 0.0,
     max_tokens: int | None = None,
+    timeout_s: float | None = None,
 ) -> dspy.BaseLM:
     """Return a DSPy LM for a ``dspy.LM``, a LiteLLM model id (``"openai/gpt-4o-mini"``), or a LangChain chat model.
 
     An LM built here from a model id does not use DSPy's response cache: its key leaves out the server
     (``api_base``), so answers from one endpoint would be served for another. The judge cache of
     :class:`~rageval_lc.resilience.ResilientJudge` (``--cache-dir``) is keyed by every setting instead.
+    ``timeout_s`` is the transport timeout of each HTTP call.
 
     Raises:
         TypeError: For anything else.
@@ -70,7 +72,7 @@ def as_dspy_lm(
         if not lm.strip():
             msg = "The judge model id must be a non-empty string such as 'openai/gpt-4o-mini'."
             raise ValueError(msg)
-        settings = {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens}
+        settings = {"api_base": api_base, "api_key": api_key, "max_tokens": max_tokens, "timeout": timeout_s}
         extra: dict[str, Any] = {k: v for k, v in settings.items() if v}
         if api_base:
             # DSPy's native engine sends OpenAI's newer `max_completion_tokens`, which local OpenAI-compatible
@@ -161,6 +163,7 @@ class DspyJudge:
             msg = f"The 'max_retries' parameter of DspyJudge must be an int >= 0. Got {max_retries!r} instead."
             raise ValueError(msg)
         self.lm = as_dspy_lm(lm, api_base=api_base, api_key=api_key, temperature=temperature, max_tokens=max_tokens)
+        self._owns_lm = isinstance(lm, str)
         self.name = f"dspy:{self.lm.model}"
         self.max_retries = max_retries
         self.modules: dict[str, dspy.Module] = {
@@ -179,6 +182,13 @@ class DspyJudge:
     def cache_identity(self) -> dict[str, Any]:
         """Everything that shapes this judge's answers: the LM's settings and each module's prompts and demos."""
         return {"lm": lm_identity(self.lm), "modules": {k: m.dump_state() for k, m in self.modules.items()}}
+
+    def set_transport_timeout(self, seconds: float) -> None:
+        """Give each HTTP call of an LM this judge built from a model id a timeout (unless it has one), so an
+        abandoned call ends instead of holding its connection for LiteLLM's default 10 minutes. An LM passed
+        in (a ``dspy.LM``, a LangChain chat model) keeps its own settings."""
+        if self._owns_lm and isinstance(self.lm, dspy.LM) and not self.lm.kwargs.get("timeout"):
+            self.lm = self.lm.copy(timeout=seconds)
 
     def _run(self, name: str, inputs: dict[str, Any], parse: Any) -> Judgement[Any]:
         return run_judgement(name, self.modules[name], inputs, lm=self.lm, parse=parse, max_retries=self.max_retries)
