@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +27,18 @@ import numpy as np
 
 from rageval_lc.errors import MissingDependencyError
 
-__all__ = ["CachedEncoder", "Encoded", "Encoder", "SentenceTransformerEncoder", "default_model_path"]
+__all__ = [
+    "DEFAULT_CACHE_BYTES",
+    "CachedEncoder",
+    "Encoded",
+    "Encoder",
+    "SentenceTransformerEncoder",
+    "default_model_path",
+    "encoded_nbytes",
+]
+
+DEFAULT_CACHE_BYTES = 128 * 2**20  # what a CachedEncoder keeps: ~3,000 RAGBench sentences with their token vectors
+_SLICE_BATCHES = 16  # forward-pass batches per slice of a long list (converted before the next slice is encoded)
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,21 @@ class Encoded:
     sentence: np.ndarray
     tokens: np.ndarray
     pieces: tuple[str, ...]
+
+
+def encoded_nbytes(encoded: Encoded) -> int:
+    """Memory one :class:`Encoded` holds: its vectors, its word pieces and their tuple (token vectors dominate:
+    1.5 KB per word piece of a 384-dimension model in float32)."""
+    pieces = sys.getsizeof(encoded.pieces) + sum(sys.getsizeof(p) for p in encoded.pieces)
+    return _array_nbytes(encoded.sentence) + _array_nbytes(encoded.tokens) + pieces
+
+
+def _array_nbytes(array: np.ndarray) -> int:
+    """An array's memory: the whole buffer it views (a view keeps its base alive), plus the header."""
+    owner = array
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    return owner.nbytes + 112
 
 
 @runtime_checkable
@@ -102,7 +130,22 @@ class SentenceTransformerEncoder:
         return str(self._model_spec) if isinstance(self._model_spec, (str, Path)) else type(self._model_spec).__name__
 
     def encode(self, texts: list[str]) -> list[Encoded]:
-        """Encode texts; empty texts get zero vectors and no pieces."""
+        """Encode texts; empty texts get zero vectors and no pieces.
+
+        Texts are sorted by length (batches pad little) and encoded a slice of ``16 × batch_size`` at a
+        time, each slice's model outputs turned into compact arrays before the next: memory grows with
+        the result, not with the model's padded outputs for the whole list.
+        """
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[Encoded | None] = [None] * len(texts)
+        step = self.batch_size * _SLICE_BATCHES
+        for start in range(0, len(order), step):
+            part = order[start : start + step]
+            for i, encoded in zip(part, self._encode_slice([texts[i] for i in part]), strict=True):
+                out[i] = encoded
+        return out  # type: ignore[return-value]
+
+    def _encode_slice(self, texts: list[str]) -> list[Encoded]:
         if not texts:
             return []
         model = self.model
@@ -154,27 +197,51 @@ class SentenceTransformerEncoder:
 
 
 class CachedEncoder:
-    """Wraps an encoder with a least-recently-used cache keyed by text (shared work across metrics)."""
+    """Wraps an encoder with a least-recently-used cache keyed by text (shared work across metrics).
 
-    def __init__(self, encoder: Encoder, *, max_items: int = 100_000) -> None:
+    The cache is bounded in bytes (``max_bytes``, the texts and their encodings as :func:`encoded_nbytes`
+    counts them) and in entries (``max_items``): a run of any length keeps at most that much, the least
+    recently used texts going first. What one call returns is whole even when it is larger than the bound.
+    Thread-safe.
+    """
+
+    def __init__(self, encoder: Encoder, *, max_bytes: int = DEFAULT_CACHE_BYTES, max_items: int = 100_000) -> None:
         self.encoder = encoder
+        self.max_bytes = max_bytes
         self.max_items = max_items
-        self._cache: OrderedDict[str, Encoded] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[Encoded, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.nbytes = 0
         self.hits = 0
         self.misses = 0
 
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def __contains__(self, text: object) -> bool:
+        return text in self._cache
+
     def encode(self, texts: Sequence[str]) -> list[Encoded]:
         """Encode texts, computing only those not seen recently (each unique text once)."""
-        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        found: dict[str, Encoded] = {}
+        with self._lock:
+            for text in texts:
+                entry = self._cache.get(text)
+                if entry is not None:
+                    self._cache.move_to_end(text)
+                    found[text] = entry[0]
+        todo = [t for t in dict.fromkeys(texts) if t not in found]
         self.hits += len(texts) - len(todo)
         self.misses += len(todo)
         if todo:
-            for text, enc in zip(todo, self.encoder.encode(todo), strict=True):
-                self._cache[text] = enc
-        out = []
-        for text in texts:
-            self._cache.move_to_end(text)
-            out.append(self._cache[text])
-        while len(self._cache) > self.max_items:
-            self._cache.popitem(last=False)
-        return out
+            fresh = self.encoder.encode(todo)
+            with self._lock:
+                for text, enc in zip(todo, fresh, strict=True):
+                    found[text] = enc
+                    size = encoded_nbytes(enc) + sys.getsizeof(text)
+                    previous = self._cache.pop(text, None)  # another thread encoded it meanwhile
+                    self.nbytes += size - (previous[1] if previous else 0)
+                    self._cache[text] = (enc, size)
+                while self._cache and (self.nbytes > self.max_bytes or len(self._cache) > self.max_items):
+                    self.nbytes -= self._cache.popitem(last=False)[1][1]
+        return [found[text] for text in texts]

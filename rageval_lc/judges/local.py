@@ -38,6 +38,7 @@ from rageval_lc.judges.base import (
 )
 from rageval_lc.judges.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.local_features import SampleFeatures, sample_features
+from rageval_lc.judges.local_limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
 from rageval_lc.judges.local_model import (
     LocalParams,
     adherence_row_features,
@@ -53,6 +54,7 @@ from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 __all__ = ["LocalJudge", "contradiction_strength", "labels_from_features", "nli_adjusted", "sentence_explanation"]
 
 _FEATURE_CACHE = 4096  # samples whose feature tables are remembered
+_PREPARE_GROUP = 32  # samples encoded together by prepare (their encodings fit the encoder's cache)
 
 
 def _top_keys(keys: Sequence[str], probabilities: np.ndarray, share: float) -> list[str]:
@@ -255,6 +257,7 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     return text + "."
 
 
+@guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (local_limits)
 class LocalJudge:
     """Offline judge on a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
 
@@ -269,6 +272,7 @@ class LocalJudge:
 
     name = "local"
     supports = frozenset(JUDGEMENTS) - {"generate_questions"}
+    max_input_chars: int | None = MAX_INPUT_CHARS  # characters one judgement reads at most (None: no limit)
 
     def __init__(
         self,
@@ -362,16 +366,25 @@ class LocalJudge:
 
         Texts sorted by length pad little, so a batch run that calls this per chunk of samples encodes
         (and runs the NLI model) far faster than sample by sample; the per-sample calls then read the caches.
+        Samples are encoded :data:`_PREPARE_GROUP` at a time, their feature tables computed before the next
+        group, so the encoder's cache (bounded in bytes) never has to hold a whole chunk; samples the judge
+        will not read (:mod:`~rageval_lc.judges.local_limits`) are left to their judgements, which say why.
         """
-        self._encode_samples(samples)
+        samples = [sample for sample in samples if too_long(self, sample) is None]
         pairs: list[tuple[str, str]] = []
-        for sample in samples:
-            key = (sample.question, sample.response, sample.sentences)
-            if key in self._features:
-                continue
-            base = self._base_features(sample.question, sample.sentences, sample.response)
-            self._features[key] = base
-            pairs += nli_inputs(sample.sentences, base.best_matches)[1]
+        for start in range(0, len(samples), _PREPARE_GROUP):
+            group = samples[start : start + _PREPARE_GROUP]
+            self._encode_samples(group)
+            for sample in group:
+                key = (sample.question, sample.response, sample.sentences)
+                if key in self._features:
+                    continue
+                try:
+                    base = self._base_features(sample.question, sample.sentences, sample.response)
+                except UnreadableInput:
+                    continue
+                self._features[key] = base
+                pairs += nli_inputs(sample.sentences, base.best_matches)[1]
         self.nli.predict(pairs)
         while len(self._features) > _FEATURE_CACHE:
             self._features.popitem(last=False)

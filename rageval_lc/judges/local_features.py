@@ -23,6 +23,7 @@ from itertools import pairwise
 import numpy as np
 
 from rageval_lc.judges.encoder import Encoded
+from rageval_lc.judges.local_limits import NO_READABLE_WORD, UnreadableInput
 from rageval_lc.judges.local_nli import SentenceNli, nli_table
 from rageval_lc.text import KeyedSentences
 
@@ -199,6 +200,10 @@ def sample_features(
         documents: the encoded document sentences, in ``sentences.document_keys`` order.
         answer_sentences: the encoded response sentences, in ``sentences.response_keys`` order.
         is_rare: a callable telling whether a word is rare (split into several word pieces).
+
+    Raises:
+        UnreadableInput: If there are document sentences but none has a word piece the model can read
+            (the judge's verdict is then ``undetermined``).
     """
     doc_texts = [text for doc in sentences.documents for _, text in doc]
     doc_pos = [(j, len(doc)) for doc in sentences.documents for j in range(len(doc))]
@@ -277,7 +282,10 @@ def sample_features(
     all_words = set().union(*doc_word_sets) if doc_word_sets else set()
     all_numbers = {x for t in doc_texts for x in _NUMBER.findall(t)}
     all_text = " ".join(doc_texts).lower()
-    context_tokens = np.vstack([e.tokens for e in documents if len(e.pieces)]) if n else np.zeros((0, dim))
+    readable = [e.tokens for e in documents if len(e.pieces)]
+    if n and not readable:
+        raise UnreadableInput(NO_READABLE_WORD)
+    context_tokens = np.vstack(readable) if n else np.zeros((0, dim))
     context_pieces = {p for e in documents for p in e.pieces}
     for k, (text, enc) in enumerate(zip(resp_texts, answer_sentences, strict=True)):
         words = set(content_words(text))

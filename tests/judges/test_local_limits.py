@@ -1,0 +1,158 @@
+"""The offline judge's limits: unreadable contexts, oversized inputs, and memory bounded by bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+from rageval_lc.cli import main
+from rageval_lc.evaluators import evaluate_sample
+from rageval_lc.judges.encoder import CachedEncoder, Encoded, SentenceTransformerEncoder
+from rageval_lc.judges.local import LocalJudge
+from rageval_lc.schema import RagSample
+from tests.judges.test_local_judge import HashEncoder
+
+TRACE = ("context_relevance", "context_utilization", "completeness", "adherence", "average", "adherence_ratio")
+# a 300-character word (the tokenizer reads any word over 100 characters as [UNK]) and zero-width characters only
+UNREADABLE = ["x" * 300, "\u200b\u200c\u200d\u2060\ufeff"]
+QUESTION = "Where is the Eiffel Tower?"
+RESPONSE = "The Eiffel Tower is in Paris."
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge()
+
+
+# --- item 14: a context with no word the model can read -------------------------------------------
+
+
+@pytest.mark.parametrize("context", UNREADABLE, ids=["long-word", "zero-width"])
+def test_context_without_a_readable_word_is_undetermined(judge: LocalJudge, context: str) -> None:
+    sample = RagSample(question=QUESTION, contexts=[context], response=RESPONSE)
+    result = evaluate_sample(sample, "trace,faithfulness", judge=judge)
+    for name in (*TRACE, "faithfulness"):
+        assert result.results[name].status == "undetermined", name
+        assert "no word the model can read" in result.results[name].reason
+    # beside a readable context, the unreadable one is simply not evidence
+    both = RagSample(question=QUESTION, contexts=[context, "The Eiffel Tower is in Paris, France."], response=RESPONSE)
+    scored = evaluate_sample(both, "trace", judge=judge)
+    assert scored.results["adherence"].status == "ok" and scored.results["adherence"].score == 1.0
+
+
+def test_cli_scores_an_unreadable_context_as_undetermined(tmp_path: Path) -> None:
+    rows = [
+        {"id": "long-word", "question": QUESTION, "contexts": [UNREADABLE[0]], "response": RESPONSE},
+        {"id": "zero-width", "question": QUESTION, "contexts": [UNREADABLE[1]], "response": RESPONSE},
+        {"id": "fine", "question": QUESTION, "contexts": ["The Eiffel Tower is in Paris."], "response": RESPONSE},
+    ]
+    source, out = tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert main(["evaluate", str(source), "--judge", "local", "--out", str(out), "--no-progress"]) == 0
+    written = {row["id"]: row for row in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    for name in ("long-word", "zero-width"):
+        assert set(written[name]["status"].values()) == {"undetermined"}
+        assert "no word the model can read" in written[name]["reason"]["adherence"]
+    assert set(written["fine"]["status"].values()) == {"ok"}
+
+
+# --- item 10: a size limit per judgement, caches bounded by bytes, streamed encoding -------------
+
+
+def test_oversized_input_is_an_error_before_any_encoding() -> None:
+    encoder = HashEncoder()
+    judge = LocalJudge(encoder=encoder)
+    huge = "The tower is tall. " * 11_000  # 209,000 characters: over the 200,000 a judgement may read
+    big = RagSample(id="big", question=QUESTION, contexts=[huge], response=RESPONSE)
+    small = RagSample(id="small", question=QUESTION, contexts=["The Eiffel Tower is in Paris."], response=RESPONSE)
+    judge.prepare([big, small])  # the batch pass leaves the oversized sample out
+    assert huge not in judge.encoder and "The tower is tall." not in judge.encoder
+    calls = encoder.calls
+    result = evaluate_sample(big, "trace,faithfulness", judge=judge)
+    assert encoder.calls == calls  # refused before any sentence is encoded
+    for name in (*TRACE, "faithfulness"):
+        assert result.results[name].status == "error", name
+        reason = result.results[name].reason
+        assert f"{len(QUESTION) + len(huge) + len(RESPONSE)} characters" in reason and "200000" in reason
+    assert evaluate_sample(small, "trace", judge=judge).results["adherence"].status == "ok"
+    judge.max_input_chars = 300_000  # the documented way to read longer inputs
+    assert evaluate_sample(big, "trace", judge=judge).results["adherence"].status == "ok"
+
+
+class _Pieces:
+    """An encoder whose every text has ``tokens`` unit token vectors of DIM float32 (known sizes)."""
+
+    def __init__(self, tokens: int, dim: int = 384) -> None:
+        self.tokens, self.dim, self.calls = tokens, dim, 0
+
+    def encode(self, texts: list[str]) -> list[Encoded]:
+        self.calls += len(texts)
+        vectors = np.full((self.tokens, self.dim), 1 / np.sqrt(self.dim), dtype=np.float32)
+        return [Encoded(vectors[0].copy(), vectors.copy(), ("x",) * self.tokens) for _ in texts]
+
+
+def test_cache_is_bounded_by_bytes_and_keeps_the_most_recent() -> None:
+    base = _Pieces(tokens=100)  # 100 × 384 float32 = 153,600 bytes of token vectors per text
+    cache = CachedEncoder(base, max_bytes=2_000_000)
+    texts = [f"text {i}" for i in range(200)]  # 30 MB of token vectors in all
+    for start in range(0, 200, 10):
+        cache.encode(texts[start : start + 10])
+    assert 0 < cache.nbytes <= 2_000_000
+    assert len(cache) < 200
+    base.calls = 0
+    cache.encode(texts[-len(cache) :])  # the most recent are all still there
+    assert base.calls == 0
+    cache.encode(texts[:1])  # the oldest is gone
+    assert base.calls == 1
+
+
+def test_default_cache_bound_holds_a_run_of_any_length() -> None:
+    base = _Pieces(tokens=1_000)  # 1.5 MB of token vectors per text
+    cache = CachedEncoder(base)
+    for start in range(0, 250, 10):  # 384 MB in all
+        cache.encode([f"document {i}" for i in range(start, start + 10)])
+    assert 0 < cache.nbytes <= cache.max_bytes <= 256 * 2**20
+
+
+class _FakeTokenizer:
+    all_special_ids: ClassVar[list[int]] = [0, 1]
+
+    @staticmethod
+    def convert_ids_to_tokens(ids: list[int]) -> list[str]:
+        return [f"w{i}" for i in ids]
+
+
+class _FakeSentenceTransformer:
+    """Stands in for a loaded SentenceTransformer: records how many texts each call gets."""
+
+    tokenizer = _FakeTokenizer()
+
+    def __init__(self) -> None:
+        self.call_sizes: list[int] = []
+
+    def encode(self, texts: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        import torch
+
+        self.call_sizes.append(len(texts))
+        out = []
+        for text in texts:
+            ids = torch.tensor([0, *(2 + len(w) for w in text.split()), 1])
+            out.append({
+                "input_ids": ids,
+                "token_embeddings": torch.ones(len(ids), 8),
+                "sentence_embedding": torch.ones(8),
+            })  # fmt: skip
+        return out
+
+
+def test_encoder_streams_long_lists_in_slices() -> None:
+    model = _FakeSentenceTransformer()
+    encoder = SentenceTransformerEncoder(model, batch_size=16)
+    texts = [f"text number {i} " + "word " * (i % 7) for i in range(3_000)]
+    encoded = encoder.encode(texts)
+    assert len(encoded) == 3_000 and max(model.call_sizes) <= 16 * 16  # never the whole list at once
+    assert [len(e.pieces) for e in encoded] == [len(t.split()) for t in texts]  # in the caller's order
