@@ -323,12 +323,12 @@ def test_a_closed_handler_records_an_error_for_each_later_run(
 
 
 class SleepyJudge(CopyJudge):
-    """CopyJudge that takes 0.3 s per labelling without using the CPU (as a remote judge would)."""
+    """CopyJudge that takes 0.5 s per labelling without using the CPU (as a remote judge would)."""
 
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         import time
 
-        time.sleep(0.3)
+        time.sleep(0.5)
         return super().trace_labels(sample)
 
 
@@ -361,7 +361,7 @@ def test_inline_scoring_under_ainvoke_leaves_the_event_loop_free() -> None:
         return done
 
     assert asyncio.run(main()) == [True] * 8
-    assert max(lags) < 0.2  # 8 blocking labellings of 0.3 s on the loop would stall it 0.3 s at a time
+    assert max(lags) < 0.25  # 8 blocking labellings of 0.5 s on the loop would stall it 0.5 s at a time
     assert sorted(r["question"] for r in sink.records) == [f"Q{i}" for i in range(8)]
     assert {r["scores"]["faithfulness"] for r in sink.records} == {0.5}
 
