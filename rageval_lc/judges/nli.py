@@ -107,8 +107,11 @@ class NliModel:
             if not (self.adapter / "adapter_config.json").exists():
                 msg = f"No NLI adapter at {self.adapter} (adapter_config.json missing)."
                 raise FileNotFoundError(msg)
-            tokenizer, base = build_base()
-            model = PeftModel.from_pretrained(base, str(self.adapter)).merge_and_unload()
+            from rageval_lc.judges.quiet import quiet_model_loading
+
+            with quiet_model_loading():
+                tokenizer, base = build_base()
+                model = PeftModel.from_pretrained(base, str(self.adapter)).merge_and_unload()
             model.eval().to(self.device)
             self._loaded = (tokenizer, model)
         return self._loaded

@@ -44,3 +44,15 @@ def test_transformers_verbosity_info_keeps_the_output(
     with quiet_model_loading():
         build_base()
     assert "Loading weights" in capfd.readouterr().err
+
+
+def test_the_nli_model_loads_silently(capfd: pytest.CaptureFixture[str]) -> None:
+    from rageval_lc.judges.nli import NliModel
+
+    hf_logging.enable_progress_bar()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        NliModel(precision="float32").predict([("Paris is in France.", "Paris is in France.")])
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "LOAD REPORT" not in err, err
+    assert not [w for w in caught if issubclass(w.category, (FutureWarning, DeprecationWarning))]
