@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -300,6 +301,18 @@ class LocalJudge:
     def planned_calls(self, judgement: str) -> int:
         """The local judge calls no LLM."""
         return 0
+
+    def cache_identity(self) -> dict[str, str]:
+        """What shapes this judge's answers, for a judge cache's key: the sentence model, the fitted
+        parameters and the NLI adapter (two offline judges share cached judgements only when all three match)."""
+        spec = getattr(self.encoder.encoder, "_model_spec", None)
+        model = "packaged" if spec is None else spec if isinstance(spec, str) else type(spec).__name__
+        adapter = self.nli.adapter / "adapter_model.safetensors"
+        return {
+            "model": f"{type(self.encoder.encoder).__name__}:{model}",
+            "params": hashlib.sha256(self.params.to_json().encode("utf-8")).hexdigest(),
+            "nli": hashlib.sha256(adapter.read_bytes()).hexdigest() if adapter.exists() else str(self.nli.adapter),
+        }
 
     # --- shared work -----------------------------------------------------------------------------
 

@@ -254,3 +254,17 @@ def test_contradictions_fail_and_their_paraphrases_pass(
     assert good.scores()["faithfulness"] == 1.0 and good.scores()["adherence"] == 1.0
     assert good.details["trace"]["judge_notes"]["sentence_verdicts"] == {"a": "supported"}
     assert bad.scores()["adherence_probability"] < 0.5 < good.scores()["adherence_probability"]
+
+
+def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_adapter(tmp_path: Path) -> None:
+    from rageval_lc.resilience import _identity
+
+    shipped = LocalParams.load(None)
+    other = LocalParams(**{**shipped.__dict__, "adherence_threshold": shipped.adherence_threshold / 2})
+    adapter = tmp_path / "nli"
+    adapter.mkdir()
+    (adapter / "adapter_model.safetensors").write_bytes(b"another adapter")
+    assert _identity(LocalJudge()) == _identity(LocalJudge())
+    assert _identity(LocalJudge(params=other)) != _identity(LocalJudge())
+    assert _identity(LocalJudge(nli=adapter)) != _identity(LocalJudge())
+    assert _identity(LocalJudge("some/other-model")) != _identity(LocalJudge())
