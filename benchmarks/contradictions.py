@@ -13,7 +13,7 @@ judge=LocalJudge())``. A pair is *flagged* when TRACe adherence is 0 (the judge 
 unsupported): catch rate = contradictions flagged, false-alarm rate = faithful pairs flagged. AUROC ranks
 the pairs by 1 − ``adherence_probability`` (the TRACe judgement's notes), contradiction = positive.
 
-    python benchmarks/contradictions.py [--nli-pairs 600] [--nli-data ../shared/data/nli] [--json PATH]
+    python benchmarks/contradictions.py [--nli-pairs 600] [--nli-data ../shared/data/nli] [--json PATH] [--adapter DIR]
 """
 
 from __future__ import annotations
@@ -68,11 +68,12 @@ def load_nli(data: Path, n: int, seed: int = SEED) -> list[dict[str, Any]]:
     return rows
 
 
-def score(samples: list[RagSample]) -> list[dict[str, Any]]:
-    """Adherence, adherence probability and faithfulness of each sample, by the offline judge."""
+def score(samples: list[RagSample], adapter: Path | None = None) -> list[dict[str, Any]]:
+    """Adherence, adherence probability and faithfulness of each sample, by the offline judge (``adapter``: its
+    NLI adapter folder, None for the shipped one)."""
     from rageval_lc.judges import LocalJudge
 
-    judge = LocalJudge()
+    judge = LocalJudge(nli=adapter)
     prepare = getattr(judge, "prepare", None)
     if callable(prepare):
         prepare(samples)
@@ -167,6 +168,7 @@ def main() -> int:
     parser.add_argument("--nli-pairs", type=int, default=600, help="held-out NLI pairs to score too (0: none)")
     parser.add_argument("--nli-data", type=Path, default=SHARED / "data" / "nli", help="the NLI data folder")
     parser.add_argument("--json", type=Path, help="write every figure to this JSON file")
+    parser.add_argument("--adapter", type=Path, help="another NLI adapter folder (default: the shipped one)")
     args = parser.parse_args()
     if args.nli_pairs and not args.nli_data.is_dir():
         print(f"no NLI data folder at {args.nli_data} (pass --nli-data, or --nli-pairs 0)", file=sys.stderr)
@@ -179,7 +181,7 @@ def main() -> int:
     samples += [RagSample(id=f"nli-{i}", question=NLI_QUESTION, contexts=[r["premise"]], response=r["hypothesis"])
                 for i, r in enumerate(nli)]  # fmt: skip
     start = time.perf_counter()
-    scored = score(samples)
+    scored = score(samples, args.adapter)
     wall = time.perf_counter() - start
 
     report: dict[str, Any] = {"pairs": summarise(pairs, scored[: len(pairs)], "kind")}

