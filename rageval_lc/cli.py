@@ -395,12 +395,25 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput | None) -> int:
-    """Score the input into the (locked) output, after checking that a resumed output matches the input."""
-    from rageval_lc.report import format_reference_view, format_summary
-    from rageval_lc.runner import completed_keys, evaluate_lines, resume_mismatches
+    """Score the input into the (locked) output, after checking that a resumed output matches the input and
+    the settings; rows that failed before are scored again, the other rows already there are kept."""
+    from rageval_lc.report import format_reference_view, format_summary, row_outcome
+    from rageval_lc.runner import evaluate_lines, kept_rows, resume_mismatches, row_key, run_settings, settings_mismatch
 
-    done = completed_keys(args.out) if args.resume else {}
-    if done:
+    settings = run_settings(
+        args.metrics,
+        judge,
+        trace_mode=args.trace_mode,
+        scoring_mode=args.scoring_mode,
+        relevance_normalizer=args.relevance_normalizer,
+        api_base=args.api_base,
+        max_tokens=args.max_tokens,
+    )
+    kept = kept_rows(args.out) if args.resume else []
+    retried = {row["line"] for row in kept if row_outcome(row["status"]) == "failed"}
+    kept = [row for row in kept if row["line"] not in retried]
+    done = {row_key(row["line"]): row["input_sha256"] for row in kept}
+    if kept:
         problems = resume_mismatches((line for _, line in raw_lines(args.input)), done)
         if problems:
             others = len(problems) - 1
@@ -409,16 +422,27 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput |
                 f"--resume: {args.out} was not made from this {args.input.name}: {problems[0]}{more}; "
                 "score into a new --out, or run without --resume to start again."
             )
+        mismatch = settings_mismatch(kept, settings)
+        if mismatch:
+            return _error(
+                f"--resume: {args.out} {mismatch}; resume with the same settings, score into a new --out, "
+                "or run without --resume to start again."
+            )
+    if retried and output is not None:
+        try:
+            output.rewrite(lambda raw: _result_line(raw) not in retried)
+        except OSError as exc:
+            return _error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
     with ExitStack() as stack:
         source = (line for _, line in raw_lines(args.input))
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
-        progress = _progress_bar(args, stack, initial=len(done))
+        progress = _progress_bar(args, stack, initial=len(kept))
 
         def on_row(row: dict[str, Any]) -> None:
             if progress is not None:
                 progress.update(1)
             if any(status == "error" for status in row["status"].values()):
-                reason = next(iter(row["reason"].values()), "")
+                reason = next((r for n, r in row["reason"].items() if row["status"][n] == "error"), "")
                 message = f"rageval: line {row['line']} (id {row['id']!r}) failed: {reason}"
                 (progress.write if progress is not None else _stderr)(message)
 
@@ -433,14 +457,16 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput |
                 scoring_mode=args.scoring_mode,
                 concurrency=args.concurrency,
                 skip=done,
+                kept=kept,
+                settings=settings,
                 on_row=on_row,
             )
         except OSError as exc:
             if output is None or output.error is not exc:
                 raise
-            kept = len(done) + output.rows
-            left = f"{kept} row{'s' if kept != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
-            return _error(f"cannot write {args.out}: {exc.strerror or exc}; {left if kept else 'no row written'}.")
+            total = len(kept) + output.rows
+            left = f"{total} row{'s' if total != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
+            return _error(f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}.")
     print(format_summary(report.summaries), file=sys.stderr)
     if report.reference_view:
         print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)
@@ -453,18 +479,32 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput |
             f"judge {judge.name}, {judgement}: {calls} model calls, {tokens:,} tokens ({kind}{per_call}).",
             file=sys.stderr,
         )
-    resumed = f" ({report.skipped} already in {args.out.name}, kept)" if args.resume else ""
     failed, undetermined = len(report.failed), len(report.undetermined)
-    print(
-        f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {failed} failed, "
-        f"{undetermined} undetermined{resumed}.",
-        file=sys.stderr,
-    )
+    outcomes = f"{failed} failed, {undetermined} undetermined"
+    if args.resume:
+        total = report.rows + report.skipped
+        again = f" ({_count(len(retried), 'row')} that had failed scored again)" if retried else ""
+        print(
+            f"{total} row{'' if total == 1 else 's'} in {args.out.name}: {report.rows} scored now, "
+            f"{report.skipped} kept; {outcomes}{again}.",
+            file=sys.stderr,
+        )
+    else:
+        print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {outcomes}.", file=sys.stderr)
     if not args.strict or not (failed or undetermined):
         return 0
     counts = [_count(failed, "failed row"), _count(undetermined, "undetermined row")]
     print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
     return 1
+
+
+def _result_line(raw: bytes) -> int | None:
+    """The input line number a result line records (None for anything else)."""
+    try:
+        row = json.loads(raw)
+    except ValueError:
+        return None
+    return row.get("line") if isinstance(row, dict) else None
 
 
 def _dry_run(args: argparse.Namespace, judge: Any) -> int:

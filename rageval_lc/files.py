@@ -22,7 +22,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +155,36 @@ class LockedOutput:
 
     def flush(self) -> None:
         """Lines are written unbuffered: nothing to flush."""
+
+    def rewrite(self, keep: Callable[[bytes], bool]) -> int:
+        """Keep only the lines for which ``keep`` is true; return how many were dropped.
+
+        The kept lines go to a temporary file beside the output, locked before it is renamed over it,
+        so that a crash leaves the old file or the new one whole and the lock is never let go.
+
+        Raises:
+            OSError: If the temporary file cannot be written (the output is then untouched).
+        """
+        target = Path(os.path.realpath(self.path))  # a link to the output stays a link
+        with target.open("rb") as handle:
+            lines = list(handle)
+        kept = [line for line in lines if keep(line)]
+        if len(kept) == len(lines):
+            return 0
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _write_all(fd, b"".join(kept))
+            os.fchmod(fd, stat.S_IMODE(os.fstat(self._fd).st_mode))
+            os.fsync(fd)
+            os.replace(temporary, target)
+        except BaseException:
+            os.close(fd)
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        os.close(self._fd)
+        self._fd = fd
+        return len(lines) - len(kept)
 
     def close(self, *, failed: bool = False) -> None:
         """Release the lock; when the run failed (or a write did) having created the file and written no

@@ -36,7 +36,28 @@ from rageval_lc.metrics.trace import TraceMode
 from rageval_lc.report import ScoreSummary, reference_view, row_outcome, summarize
 from rageval_lc.sharing import ScoringMode
 
-__all__ = ["FailedRow", "RunReport", "completed_keys", "evaluate_lines", "resume_mismatches", "row_key"]
+__all__ = [
+    "FailedRow",
+    "RunReport",
+    "completed_keys",
+    "evaluate_lines",
+    "kept_rows",
+    "resume_mismatches",
+    "row_key",
+    "run_settings",
+    "settings_mismatch",
+]
+
+#: The command-line option behind each run setting, for messages.
+SETTING_OPTIONS = {
+    "judge": "--judge",
+    "api_base": "--api-base",
+    "max_tokens": "--max-tokens",
+    "metrics": "--metrics",
+    "trace_mode": "--trace-mode",
+    "scoring_mode": "--scoring-mode",
+    "relevance_normalizer": "--relevance-normalizer",
+}
 
 
 @dataclass(frozen=True)
@@ -53,7 +74,7 @@ class RunReport:
     """What a run did: rows written, rows failed or undetermined, the per-score summary, and judge usage."""
 
     rows: int = 0
-    skipped: int = 0
+    skipped: int = 0  # rows already in the output (``skip``), counted in the figures through ``kept``
     failed: list[FailedRow] = field(default_factory=list)
     undetermined: list[FailedRow] = field(default_factory=list)
     summaries: list[ScoreSummary] = field(default_factory=list)
@@ -75,6 +96,30 @@ def row_key(line_no: int) -> str:
     return f"line:{line_no}"
 
 
+def run_settings(
+    metrics: str | Iterable[str] = ("trace",),
+    judge: Judge | None = None,
+    *,
+    trace_mode: TraceMode = "ragbench",
+    scoring_mode: ScoringMode = "shared",
+    relevance_normalizer: float = 20.0,
+    **judge_options: Any,
+) -> dict[str, Any]:
+    """The settings that change a run's scores, recorded as ``run`` in each output row so that
+    ``--resume`` never mixes rows of two settings: the judge's name and options (``api_base``,
+    ``max_tokens``: None when unset), the metrics (sorted), the TRACe and scoring modes, the
+    relevance normaliser.
+
+    Example:
+        >>> run_settings("trace,faithfulness")["metrics"]
+        ['faithfulness', 'trace']
+    """
+    settings = {"judge": getattr(judge, "name", None), **judge_options}
+    settings["metrics"] = sorted(spec.name for spec in parse_metrics(metrics))
+    settings.update(trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=float(relevance_normalizer))
+    return json.loads(json.dumps(settings))  # as read back from a row
+
+
 def evaluate_lines(
     lines: Iterable[str | bytes],
     out: TextIO,
@@ -87,13 +132,16 @@ def evaluate_lines(
     embeddings: Any = None,
     concurrency: int = 1,
     skip: Collection[str] = frozenset(),
+    kept: Iterable[Mapping[str, Any]] = (),
+    settings: Mapping[str, Any] | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunReport:
     """Score JSONL lines and write one JSON result line per input row to ``out``, as each row finishes.
 
-    Blank lines are skipped. Output rows carry ``line`` (1-based input line) and ``input_sha256``
-    (:func:`~rageval_lc.files.line_sha256` of that line) besides the fields of
-    :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in completion order.
+    Blank lines are skipped. Output rows carry ``line`` (1-based input line), ``input_sha256``
+    (:func:`~rageval_lc.files.line_sha256` of that line) and ``run`` (:func:`run_settings`) besides
+    the fields of :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in completion
+    order.
 
     Args:
         lines: the input lines (an open file works; read lazily). Bytes are decoded line by line: a
@@ -104,6 +152,9 @@ def evaluate_lines(
             :func:`~rageval_lc.evaluators.evaluate_sample`.
         concurrency: rows scored at once (threads).
         skip: keys (:func:`row_key`) of rows already scored, which are not scored again (``--resume``).
+        kept: the rows already in the output (:func:`kept_rows`), counted in the report's figures
+            (failed, undetermined, summaries) with the rows scored now.
+        settings: recorded as ``run`` in each row (default: :func:`run_settings` of this call).
         on_row: called with each written row (progress, live reporting).
 
     Raises:
@@ -111,8 +162,25 @@ def evaluate_lines(
     """
     specs = parse_metrics(metrics)
     names = [s.name for s in specs]
+    if settings is None:
+        settings = run_settings(
+            names, judge, trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=relevance_normalizer
+        )
     report = RunReport()
     written: list[dict[str, Any]] = []
+
+    def count(row: Mapping[str, Any]) -> None:
+        outcome = row_outcome(row["status"])
+        if outcome != "ok":
+            wanted = "error" if outcome == "failed" else "undetermined"
+            reason = next((r for n, r in row["reason"].items() if row["status"][n] == wanted), None)
+            failed = FailedRow(line=row["line"], id=row["id"], reason=reason or "")
+            (report.failed if outcome == "failed" else report.undetermined).append(failed)
+        label = (row.get("details", {}).get("answer_classification") or {}).get("label", row.get("label"))
+        written.append({"status": row["status"], "scores": row["scores"], "label": label})
+
+    for row in kept:
+        count(row)
 
     def rows() -> Iterator[tuple[int, str | bytes]]:
         for line_no, line in enumerate(lines, start=1):
@@ -155,25 +223,93 @@ def evaluate_lines(
 
     items = prepared(rows(), judge, sample_of)
     for (line_no, line), result in scored_as_completed(items, score, concurrency=concurrency):
-        output = {"id": result.id, "line": line_no, "input_sha256": line_sha256(line, line_no), **result.to_row()}
+        digest = line_sha256(line, line_no)
+        output = {"id": result.id, "line": line_no, "input_sha256": digest, "run": settings, **result.to_row()}
         out.write(jsonl_line(output))
         out.flush()
-        outcome = row_outcome(output["status"])
-        if outcome != "ok":
-            wanted = "error" if outcome == "failed" else "undetermined"
-            reason = next((r for n, r in output["reason"].items() if output["status"][n] == wanted), None)
-            row = FailedRow(line=line_no, id=result.id, reason=reason or "")
-            (report.failed if outcome == "failed" else report.undetermined).append(row)
+        count(output)
         report.rows += 1
         report.add_usage(output["details"])
-        label = (output["details"].get("answer_classification") or {}).get("label")
-        written.append({"status": output["status"], "scores": output["scores"], "label": label})
         if on_row is not None:
             on_row(output)
     report.summaries = summarize(written)
     if any(spec.name in RAGAS_FAMILY for spec in specs):
         report.reference_view = reference_view(written)
     return report
+
+
+def kept_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows an earlier run wrote to ``path`` whole, with what ``--resume`` needs of each: ``line``,
+    ``id``, ``input_sha256`` and ``run`` (None when missing), ``status``, ``scores``, ``reason`` and
+    ``label``. A torn last line (a killed run) is cut off, to be scored again.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "out.jsonl"
+        >>> _ = path.write_text('{"line": 1, "status": {"a": "ok"}, "scores": {"a": 1.0}}\\n{"id": "c", "li')
+        >>> [(row["line"], row["status"], row["run"]) for row in kept_rows(path)]
+        [(1, {'a': 'ok'}, None)]
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    if end < len(data):  # the last line was cut short: drop it so that it is scored again
+        with path.open("r+b") as handle:
+            handle.truncate(end)
+        data = data[:end]
+    rows = []
+    for raw in data.split(b"\n"):
+        try:
+            row = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("line"), int):
+            digest = row.get("input_sha256")
+            details = row.get("details") if isinstance(row.get("details"), dict) else {}
+            rows.append(
+                {
+                    "line": row["line"],
+                    "id": row.get("id"),
+                    "input_sha256": digest if isinstance(digest, str) else None,
+                    "run": row.get("run") if isinstance(row.get("run"), dict) else None,
+                    "status": _mapping(row.get("status")),
+                    "scores": _mapping(row.get("scores")),
+                    "reason": _mapping(row.get("reason")),
+                    "label": (details.get("answer_classification") or {}).get("label"),
+                }
+            )
+    return rows
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def settings_mismatch(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, Any]) -> str | None:
+    """Why rows already in an output cannot be kept beside rows scored with ``settings`` (their ``run``
+    differs, or is missing), naming the options that differ; None when every row matches.
+
+    Example:
+        >>> now = run_settings("trace")
+        >>> print(settings_mismatch([{"line": 1, "run": {**now, "trace_mode": "capstone"}}], now))
+        line 1 was scored with --trace-mode capstone, not --trace-mode ragbench
+    """
+    for row in rows:
+        run = row.get("run")
+        if run is None:
+            return f"line {row['line']} was scored without its run settings (by an older rageval)"
+        differ = [key for key in {**settings, **run} if run.get(key) != settings.get(key)]
+        if differ:
+            then = ", ".join(_option(key, run.get(key)) for key in differ)
+            now = ", ".join(_option(key, settings.get(key)) for key in differ)
+            return f"line {row['line']} was scored with {then}, not {now}"
+    return None
+
+
+def _option(key: str, value: Any) -> str:
+    shown = ",".join(map(str, value)) if isinstance(value, list) else "(unset)" if value is None else value
+    return f"{SETTING_OPTIONS.get(key, key)} {shown}"
 
 
 def completed_keys(path: Path) -> dict[str, str | None]:
@@ -187,24 +323,7 @@ def completed_keys(path: Path) -> dict[str, str | None]:
         >>> completed_keys(path), path.read_text().count("\\n")
         ({'line:1': 'ab', 'line:2': None}, 2)
     """
-    if not path.exists():
-        return {}
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data):  # the last line was cut short: drop it so that it is scored again
-        with path.open("r+b") as handle:
-            handle.truncate(end)
-        data = data[:end]
-    keys: dict[str, str | None] = {}
-    for raw in data.split(b"\n"):
-        try:
-            row = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and isinstance(row.get("line"), int):
-            digest = row.get("input_sha256")
-            keys[row_key(row["line"])] = digest if isinstance(digest, str) else None
-    return keys
+    return {row_key(row["line"]): row["input_sha256"] for row in kept_rows(path)}
 
 
 def resume_mismatches(lines: Iterable[str | bytes], done: Mapping[str, str | None]) -> list[str]:

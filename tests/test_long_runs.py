@@ -18,6 +18,7 @@ import pytest
 from rageval_lc.cli import main
 from rageval_lc.judges.base import Judgement
 from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.report import row_outcome
 from rageval_lc.schema import RagSample
 from tests.test_cli import generic_row, write_jsonl
 
@@ -143,7 +144,7 @@ def test_resume_scores_only_the_new_lines_of_an_unchanged_input(tmp_path: Path, 
     assert labels_run(source, out, "--resume") == 0
     assert out.read_text(encoding="utf-8").startswith(first)
     assert [r["id"] for r in read_rows(out)] == ["r0", "r1", "r2", "r3", "r4"]
-    assert "2 rows scored, 0 failed, 0 undetermined (3 already in out.jsonl, kept)." in capsys.readouterr().err
+    assert "5 rows in out.jsonl: 2 scored now, 3 kept; 0 failed, 0 undetermined." in capsys.readouterr().err
 
 
 # 3. judge failures fail the run
@@ -462,3 +463,100 @@ def test_ragbench_row_without_dataset_name_keeps_the_users_id(tmp_path: Path) ->
     out = tmp_path / "out.jsonl"
     assert labels_run(source, out) == 0
     assert read_rows(out)[0]["id"] == "q-17"
+
+
+# Review of issue 13: --resume counts and rescores what it keeps, and never mixes settings
+
+
+def test_resume_counts_the_kept_rows_and_scores_failed_ones_again(tmp_path: Path, capsys) -> None:
+    bad = generic_row("bad", contexts=5)  # a bad-typed row: every score is error
+    lines = [json.dumps(bad), json.dumps(generic_row("g1"))]
+    source = write_jsonl(tmp_path / "s.jsonl", lines)
+    out = tmp_path / "o.jsonl"
+    assert labels_run(source, out, "--strict") == 1
+    capsys.readouterr()
+    lines += [json.dumps(generic_row("g2")), json.dumps(generic_row("g3"))]
+    write_jsonl(source, lines)
+    assert labels_run(source, out, "--resume", "--strict") == 1  # the failed row is still in the output
+    err = capsys.readouterr().err
+    assert "4 rows in o.jsonl: 3 scored now, 1 kept; 1 failed, 0 undetermined" in err, err
+    assert "--strict: 1 failed row" in err
+    rows = read_rows(out)
+    assert sorted(r["line"] for r in rows) == [1, 2, 3, 4]  # the failed row was scored again, not added twice
+    assert set(next(r for r in rows if r["line"] == 1)["status"].values()) == {"error"}
+    adherence = next(line.split() for line in err.split("\n") if line.startswith("adherence "))
+    assert adherence[2:5] == ["3", "0", "1"]  # the summary covers every row of the output
+    # the row fixed in the input is scored again on --resume: its line may change, it is not kept
+    lines[0] = json.dumps(generic_row("fixed"))
+    write_jsonl(source, lines)
+    assert labels_run(source, out, "--resume", "--strict") == 0
+    assert "4 rows in o.jsonl: 1 scored now, 3 kept; 0 failed, 0 undetermined" in capsys.readouterr().err
+    rows = read_rows(out)
+    assert sorted((r["line"], r["id"]) for r in rows) == [(1, "fixed"), (2, "g1"), (3, "g2"), (4, "g3")]
+    assert all(row_outcome(r["status"]) == "ok" for r in rows)
+
+
+def test_resume_strict_fails_on_a_kept_undetermined_row(tmp_path: Path, capsys) -> None:
+    lines = [json.dumps(generic_row("bare", contexts=[])), json.dumps(generic_row("g1"))]
+    source = write_jsonl(tmp_path / "s.jsonl", lines)
+    out = tmp_path / "o.jsonl"
+    assert labels_run(source, out, "--strict") == 1
+    write_jsonl(source, [*lines, json.dumps(generic_row("g2"))])
+    capsys.readouterr()
+    assert labels_run(source, out, "--resume", "--strict") == 1
+    err = capsys.readouterr().err
+    assert "3 rows in o.jsonl: 1 scored now, 2 kept; 0 failed, 1 undetermined" in err
+    assert len(read_rows(out)) == 3
+
+
+def test_each_output_row_records_the_settings_it_was_scored_with(tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    assert labels_run(rows_file(tmp_path, 1), out, "--metrics", "trace,faithfulness") == 0
+    (row,) = read_rows(out)
+    assert row["run"] == {
+        "judge": "labels",
+        "api_base": None,
+        "max_tokens": None,
+        "metrics": ["faithfulness", "trace"],
+        "trace_mode": "ragbench",
+        "scoring_mode": "shared",
+        "relevance_normalizer": 20.0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("changed", "option"),
+    [
+        (["--judge", "local"], "--judge"),
+        (["--metrics", "trace,faithfulness"], "--metrics"),
+        (["--trace-mode", "capstone"], "--trace-mode"),
+        (["--scoring-mode", "fused"], "--scoring-mode"),
+        (["--relevance-normalizer", "10"], "--relevance-normalizer"),
+    ],
+)
+def test_resume_refuses_other_settings_than_the_kept_rows(tmp_path: Path, capsys, changed, option) -> None:
+    lines = [json.dumps(generic_row(f"r{i}")) for i in range(2)]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    kept = out.read_bytes()
+    write_jsonl(source, [*lines, json.dumps(generic_row("r2"))])
+    capsys.readouterr()
+    assert labels_run(source, out, "--resume", *changed) == 2
+    message = one_line_error(capsys.readouterr().err)
+    assert option in message and "--resume" in message, message
+    assert out.read_bytes() == kept
+    assert labels_run(source, out, "--resume", "--metrics", "trace") == 0  # the same settings resume
+
+
+def test_resume_refuses_rows_written_without_run_settings(tmp_path: Path, capsys) -> None:
+    source = rows_file(tmp_path, 2)
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    rows = read_rows(out)
+    out.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "run"}) + "\n" for r in rows))
+    kept = out.read_bytes()
+    capsys.readouterr()
+    assert labels_run(source, out, "--resume") == 2
+    assert "without its run settings" in one_line_error(capsys.readouterr().err)
+    assert out.read_bytes() == kept
