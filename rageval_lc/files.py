@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 _BOM = b"\xef\xbb\xbf"
+#: Opening an output whose file another run removes or replaces in between is tried again this often.
+_OPEN_ATTEMPTS = 5
 #: Characters that some line splitters (Python's str.splitlines, old JavaScript) take for line ends.
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 
@@ -105,9 +107,11 @@ class LockedOutput:
     """A JSONL output file, exclusively locked while open, written one whole line at a time.
 
     Opening never truncates before the lock is held: a second run refused for the lock leaves the
-    file as it was. Each :meth:`write` is one line; when it fails (a full disk) the part written is
-    cut off, so the file only ever holds whole lines, and the error is kept in ``error``. Devices
-    (``/dev/null``) are written as they are, unlocked.
+    file as it was. Once locked, the path must still name the file opened (a run that failed may
+    remove the file it created, :meth:`rewrite` replaces it); else the new file is opened and locked.
+    Each :meth:`write` is one line; when it fails (a full disk) the part written is cut off, so the
+    file only ever holds whole lines, and the error is kept in ``error``. Devices (``/dev/null``) are
+    written as they are, unlocked.
 
     Args:
         path: the output file.
@@ -120,23 +124,43 @@ class LockedOutput:
 
     def __init__(self, path: str | Path, *, append: bool = False) -> None:
         self.path = Path(path)
-        self.created = not os.path.lexists(self.path)
         self.rows = 0
         self.error: OSError | None = None
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+        for _ in range(_OPEN_ATTEMPTS):
+            self.created = not os.path.lexists(self.path)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+            try:
+                self.regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
+                if not self.regular or self._lock():
+                    break
+            except BaseException:
+                os.close(self._fd)
+                raise
+            os.close(self._fd)  # the file we locked was removed or replaced meanwhile: open the new one
+        else:
+            msg = f"{self.path} keeps being replaced by another program; choose another --out"
+            raise OutputInUseError(msg)
+        if self.regular and not append:
+            try:
+                os.ftruncate(self._fd, 0)
+            except BaseException:
+                os.close(self._fd)
+                raise
+
+    def _lock(self) -> bool:
+        """Lock the open file; False when the path no longer names it (a run that held the lock before
+        removed the file, or rewrote it, between our open and our lock)."""
         try:
-            self.regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
-            if self.regular:
-                try:
-                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    msg = f"another run is writing {self.path} (it is locked); wait for it or choose another --out"
-                    raise OutputInUseError(msg) from None
-                if not append:
-                    os.ftruncate(self._fd, 0)
-        except BaseException:
-            os.close(self._fd)
-            raise
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            msg = f"another run is writing {self.path} (it is locked); wait for it or choose another --out"
+            raise OutputInUseError(msg) from None
+        held = os.fstat(self._fd)
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
 
     def write(self, text: str) -> int:
         """Write one whole line (or nothing, if the write fails)."""

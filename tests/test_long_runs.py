@@ -560,3 +560,25 @@ def test_resume_refuses_rows_written_without_run_settings(tmp_path: Path, capsys
     assert labels_run(source, out, "--resume") == 2
     assert "without its run settings" in one_line_error(capsys.readouterr().err)
     assert out.read_bytes() == kept
+
+
+def test_a_run_opening_the_output_as_a_failed_run_removes_it_writes_a_file(tmp_path: Path, monkeypatch) -> None:
+    import rageval_lc.files as files
+
+    out = tmp_path / "out.jsonl"
+    first = files.LockedOutput(out)  # created the file, will fail having written nothing
+    real_flock = fcntl.flock
+    calls: list[int] = []
+
+    def flock_after_the_first_run_closes(fd: int, operation: int) -> None:
+        if not calls:  # the second run opened the file; the first one removes it and lets go of the lock
+            first.close(failed=True)
+        calls.append(fd)
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(files.fcntl, "flock", flock_after_the_first_run_closes)
+    second = files.LockedOutput(out)
+    monkeypatch.setattr(files.fcntl, "flock", real_flock)
+    with second:
+        second.write('{"line": 1}\n')
+    assert out.read_text(encoding="utf-8") == '{"line": 1}\n'  # not written into a removed file
