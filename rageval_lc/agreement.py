@@ -23,6 +23,7 @@ from typing import Any
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, is_ragbench_row, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
+from rageval_lc.error_text import error_text
 from rageval_lc.evaluators import evaluate_sample
 from rageval_lc.files import decode_line
 from rageval_lc.judges.base import Judge
@@ -79,7 +80,7 @@ def agreement_run(
             sample = sample_from_row(row)
             result = evaluate_sample(sample, "trace", judge=judge, trace_mode=trace_mode)
         except Exception as exc:  # one bad row must not end the run
-            run.skipped.append((line_no, f"{type(exc).__name__}: {exc}"))
+            run.skipped.append((line_no, error_text(exc)))
             continue
         finally:
             if on_row is not None:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc import ragas_family
 from rageval_lc._validation import check_choice, check_str
+from rageval_lc.error_text import error_text
 from rageval_lc.judges.base import Judge, JudgeUsage
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.trace import TRACE_METRICS, TRACE_MODES, TRACE_SCORE_NAMES, TraceMode, trace_scores
@@ -298,7 +299,7 @@ class SampleResult(BaseModel):
     @classmethod
     def failed(cls, sample_id: str | None, metrics: Sequence[MetricSpec], error: BaseException) -> SampleResult:
         """A result whose every score is ``error``, carrying the exception's message."""
-        reason = f"{type(error).__name__}: {error}"
+        reason = error_text(error)  # one line, a pydantic ValidationError too
         results = {
             name: MetricResult(name=name, status="error", reason=reason) for spec in metrics for name in spec.scores
         }

@@ -582,3 +582,30 @@ def test_a_run_opening_the_output_as_a_failed_run_removes_it_writes_a_file(tmp_p
     with second:
         second.write('{"line": 1}\n')
     assert out.read_text(encoding="utf-8") == '{"line": 1}\n'  # not written into a removed file
+
+
+# Errors are one line, pydantic's too
+
+
+def test_rgb_run_names_the_first_invalid_field_on_one_line(tmp_path: Path, capsys) -> None:
+    data = tmp_path / "rgb.json"
+    data.write_text(json.dumps({"answer": "a", "positive": ["p"], "negative": 3}) + "\n", encoding="utf-8")
+    assert main(["rgb", "run", str(data), "--system", "os:getcwd"]) == 2
+    message = one_line_error(capsys.readouterr().err)
+    assert f"{data}:1: not a valid RGB record: field 'query': Field required (and 1 more error)" in message
+
+
+def test_a_row_failing_pydantic_validation_is_reported_on_one_line(tmp_path: Path, capsys) -> None:
+    row = generic_row("v", labels={"overall_supported": "perhaps"})
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(row)])
+    out = tmp_path / "out.jsonl"
+    assert labels_run(source, out) == 0
+    err = capsys.readouterr().err
+    (failed,) = [line for line in err.split("\n") if "failed:" in line]
+    assert "field 'overall_supported': Input should be a valid boolean" in failed, err
+    assert "errors.pydantic.dev" not in err and "validation error for" not in err
+    (result,) = read_rows(out)
+    assert all("\n" not in reason for reason in result["reason"].values())
+    assert main(["agreement", str(source), "--judge", "labels", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "line 1 skipped: " in err and "field 'overall_supported'" in err and "errors.pydantic.dev" not in err

@@ -26,6 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from rageval_lc.error_text import one_line_message
+
 __all__ = [
     "RGB_INSTRUCTION",
     "RGB_SEED",
@@ -97,7 +99,7 @@ def load_rgb(path: str | Path) -> list[RgbRecord]:
             try:
                 records.append(RgbRecord.model_validate(json.loads(line)))
             except (ValueError, TypeError) as exc:
-                msg = f"{path}:{line_no}: not a valid RGB record: {exc}"
+                msg = f"{path}:{line_no}: not a valid RGB record: {one_line_message(exc)}"
                 raise ValueError(msg) from exc
     return records
 
