@@ -609,3 +609,42 @@ def test_a_row_failing_pydantic_validation_is_reported_on_one_line(tmp_path: Pat
     assert main(["agreement", str(source), "--judge", "labels", "--no-progress"]) == 0
     err = capsys.readouterr().err
     assert "line 1 skipped: " in err and "field 'overall_supported'" in err and "errors.pydantic.dev" not in err
+
+
+# Dataset loaders decode line by line, as the command does
+
+
+def test_rgb_loader_reads_a_byte_order_mark_and_names_a_bad_byte(tmp_path: Path, capsys) -> None:
+    from rageval_lc.datasets.rgb import load_rgb
+
+    record = {"id": 7, "query": "Where?", "answer": ["Paris"], "positive": ["Paris is in France."], "negative": []}
+    marked = tmp_path / "bom.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + json.dumps(record).encode() + b"\n")
+    (loaded,) = load_rgb(marked)
+    assert (loaded.id, loaded.query, loaded.positive) == (7, "Where?", ["Paris is in France."])
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(json.dumps(record).encode() + b"\n" + json.dumps(record).encode().replace(b"Where", b"Wh\xffre"))
+    with pytest.raises(ValueError, match=r"bad\.json:2: not a valid RGB record: line 2 is not valid UTF-8"):
+        load_rgb(bad)
+    assert main(["rgb", "run", str(bad), "--system", "os:getcwd"]) == 2
+    assert "bad.json:2:" in one_line_error(capsys.readouterr().err)
+
+
+def test_ragbench_loader_names_a_bad_byte_and_an_invalid_field(ragbench_files: list[Path], tmp_path: Path) -> None:
+    from rageval_lc.datasets.ragbench import load_ragbench
+
+    lines = ragbench_files[0].read_bytes().split(b"\n")[:2]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(lines[0] + b"\n" + lines[1].replace(b'"question": "', b'"question": "\xff', 1) + b"\n")
+    assert b"\xff" in bad.read_bytes()
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: not a valid RAGBench row: line 2 is not valid UTF-8"):
+        list(load_ragbench(bad))
+    row = json.loads(lines[0])
+    row["sentence_support_information"] = [
+        {"response_sentence_key": "a", "supporting_sentence_keys": [], "fully_supported": "perhaps"}
+    ]
+    invalid = write_jsonl(tmp_path / "invalid.jsonl", [json.dumps(row)])
+    with pytest.raises(ValueError) as caught:
+        list(load_ragbench(invalid))
+    message = "invalid.jsonl:1: not a valid RAGBench row: field 'sentence_support_information.0.fully_supported': "
+    assert "\n" not in str(caught.value) and message in str(caught.value)

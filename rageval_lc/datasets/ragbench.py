@@ -26,6 +26,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rageval_lc._validation import check_mapping
+from rageval_lc.error_text import one_line_message
+from rageval_lc.files import decode_line, raw_lines
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
 
@@ -152,21 +154,21 @@ def _sample_id(row: Mapping[str, Any]) -> str | None:
 
 
 def load_ragbench(path: str | Path) -> Iterator[RagbenchRecord]:
-    """Yield the records of a RAGBench JSONL file (one row per line; a byte-order mark is ignored).
+    """Yield the records of a RAGBench JSONL file (one row per line, UTF-8; a byte-order mark is ignored).
 
     Raises:
-        ValueError: On a line that is not JSON or not a RAGBench row, naming the file and line.
+        ValueError: On a line that is not UTF-8, not JSON or not a RAGBench row, naming the file and line.
     """
     path = Path(path)
-    with path.open(encoding="utf-8-sig") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield ragbench_record(json.loads(line))
-            except (ValueError, TypeError) as exc:
-                msg = f"{path}:{line_no}: not a valid RAGBench row: {exc}"
-                raise ValueError(msg) from exc
+    for line_no, line in raw_lines(path):  # decoded one by one, a byte-order mark dropped
+        if not line.strip():
+            continue
+        try:
+            record = ragbench_record(json.loads(decode_line(line, line_no)))
+        except (ValueError, TypeError) as exc:
+            msg = f"{path}:{line_no}: not a valid RAGBench row: {one_line_message(exc)}"
+            raise ValueError(msg) from exc
+        yield record
 
 
 def _subset(dataset_name: str) -> str:

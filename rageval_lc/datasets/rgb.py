@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from rageval_lc.error_text import one_line_message
+from rageval_lc.files import decode_line, raw_lines
 
 __all__ = [
     "RGB_INSTRUCTION",
@@ -85,22 +86,22 @@ class RgbRecord(BaseModel):
 
 
 def load_rgb(path: str | Path) -> list[RgbRecord]:
-    """Read an RGB file (one JSON record per line); the kind is detected per record.
+    """Read an RGB file (one JSON record per line, UTF-8, a byte-order mark ignored); the kind is detected
+    per record.
 
     Raises:
         ValueError: On a line that is not a valid record, naming the file and line.
     """
     path = Path(path)
     records = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(RgbRecord.model_validate(json.loads(line)))
-            except (ValueError, TypeError) as exc:
-                msg = f"{path}:{line_no}: not a valid RGB record: {one_line_message(exc)}"
-                raise ValueError(msg) from exc
+    for line_no, line in raw_lines(path):  # decoded one by one, a byte-order mark dropped
+        if not line.strip():
+            continue
+        try:
+            records.append(RgbRecord.model_validate(json.loads(decode_line(line, line_no))))
+        except (ValueError, TypeError) as exc:
+            msg = f"{path}:{line_no}: not a valid RGB record: {one_line_message(exc)}"
+            raise ValueError(msg) from exc
     return records
 
 
