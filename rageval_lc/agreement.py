@@ -43,6 +43,7 @@ class AgreementRun:
     reports: dict[str, AgreementReport] = field(default_factory=dict)
     skipped: list[tuple[int, str]] = field(default_factory=list)
     undetermined: int = 0
+    failed: list[tuple[int, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures."""
@@ -50,6 +51,8 @@ class AgreementRun:
             "judge": self.judge,
             "rows": self.rows,
             "undetermined_rows": self.undetermined,
+            "failed_rows": len(self.failed),
+            "failed": [{"line": line, "reason": reason} for line, reason in self.failed],
             "skipped": [{"line": line, "reason": reason} for line, reason in self.skipped],
             "judges": {name: report.to_dict() for name, report in self.reports.items()},
         }
@@ -66,7 +69,9 @@ def agreement_run(
 
     Lines are decoded one by one (bytes as UTF-8, a byte-order mark on line 1 dropped). Rows that cannot
     be read, or carry no labels, are skipped and listed; rows the judge leaves
-    undetermined are counted and left out of the figures (never counted as 0).
+    undetermined are counted and left out of the figures (never counted as 0); rows where the judge
+    failed (any TRACe score is ``error``: the model could not be called) are listed in ``failed``
+    with the reason and left out of the figures too.
     """
     run = AgreementRun(judge=judge.name)
     ours: list[AgreementRecord] = []
@@ -87,9 +92,13 @@ def agreement_run(
                 on_row()
         run.rows += 1
         predicted = result.scores()
-        if all(predicted.get(m) is None for m in TRACE_METRICS):
-            run.undetermined += 1
-        ours.append(AgreementRecord(group, predicted, truth))
+        errors = [r.reason for m, r in result.results.items() if m in TRACE_METRICS and r.status == "error"]
+        if errors:
+            run.failed.append((line_no, errors[0]))
+        else:
+            if all(predicted.get(m) is None for m in TRACE_METRICS):
+                run.undetermined += 1
+            ours.append(AgreementRecord(group, predicted, truth))
         for name, columns in OTHER_JUDGES.items():
             values = {metric: other.get(column) for metric, column in columns.items()}
             if any(v is not None for v in values.values()):
@@ -119,8 +128,15 @@ def _truth(row: Any, trace_mode: TraceMode) -> tuple[str, dict[str, float], dict
 
 def format_agreement(run: AgreementRun) -> str:
     """Readable tables: one per figure, a row per group, a column per judge."""
+    tail = f"{run.rows} rows scored by {run.judge}"
+    if run.failed:
+        tail += f", {len(run.failed)} failed (judge errors, left out)"
+    if run.undetermined:
+        tail += f", {run.undetermined} undetermined (left out)"
+    if run.skipped:
+        tail += f", {len(run.skipped)} skipped"
     if not run.reports:
-        return "No labelled rows were scored."
+        return "No labelled rows were scored." if not run.rows else f"No figures: {tail}."
     judges = list(run.reports)
     groups = list(next(iter(run.reports.values())).groups)
     figures = [
@@ -144,9 +160,4 @@ def format_agreement(run: AgreementRun) -> str:
         if all(all(c is None for c in r[1:-1]) for r in rows):
             continue
         blocks.append(f"{title}\n{format_table(['group', *judges, 'rows'], rows)}")
-    tail = f"{run.rows} rows scored by {run.judge}"
-    if run.undetermined:
-        tail += f", {run.undetermined} undetermined (left out)"
-    if run.skipped:
-        tail += f", {len(run.skipped)} skipped"
     return "\n\n".join([*blocks, tail + "."])

@@ -12,6 +12,7 @@ OpenAI-compatible server with ``--api-base``).
 Exit status: 0 when the run completed (bad rows are reported and written as ``error`` lines), 1 with
 ``--strict`` when any row failed (a score is ``error``) or stayed undetermined (no score is ``ok``), 2 for
 a usage error or a file that cannot be read or written (one line on stderr, never a traceback).
+``rageval agreement`` exits 1 when the judge failed on any row (those rows are left out of the figures).
 """
 
 from __future__ import annotations
@@ -354,6 +355,12 @@ def _agreement(args: argparse.Namespace) -> int:
         print(format_agreement(run))
     for line, reason in run.skipped[:20]:
         print(f"rageval: line {line} skipped: {reason}", file=sys.stderr)
+    for line, reason in run.failed[:20]:
+        print(f"rageval: line {line} failed: {reason}", file=sys.stderr)
+    if run.failed:
+        failed = _count(len(run.failed), "row")
+        print(f"rageval: {failed} failed; exit status 1 (the judge's figures leave them out).", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -648,3 +648,23 @@ def test_ragbench_loader_names_a_bad_byte_and_an_invalid_field(ragbench_files: l
         list(load_ragbench(invalid))
     message = "invalid.jsonl:1: not a valid RAGBench row: field 'sentence_support_information.0.fully_supported': "
     assert "\n" not in str(caught.value) and message in str(caught.value)
+
+
+# agreement: judge errors are failures
+
+
+def test_agreement_reports_judge_errors_as_failed_rows(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.cli as cli
+
+    monkeypatch.setattr(cli, "_make_judge", lambda args: ErrorJudge())
+    source = rows_file(tmp_path, 3)
+    assert main(["agreement", str(source), "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "3 rows scored by unauthorised, 3 failed (judge errors, left out)." in captured.out
+    assert "undetermined" not in captured.out
+    assert "rageval: line 1 failed: The judge model could not be called: AuthenticationError" in captured.err
+    assert "3 rows failed; exit status 1" in captured.err
+    assert main(["agreement", str(source), "--no-progress", "--json"]) == 1
+    figures = json.loads(capsys.readouterr().out)
+    assert (figures["failed_rows"], figures["undetermined_rows"]) == (3, 0)
+    assert figures["failed"][0] == {"line": 1, "reason": ErrorJudge().trace_labels(None).reason}
