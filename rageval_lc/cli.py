@@ -11,7 +11,8 @@ OpenAI-compatible server with ``--api-base``).
 
 Exit status: 0 when the run completed (bad rows are reported and written as ``error`` lines), 1 with
 ``--strict`` when any row failed (a score is ``error``) or stayed undetermined (no score is ``ok``), 2 for
-a usage error or a file that cannot be read or written (one line on stderr, never a traceback).
+a usage error or a file that cannot be read or written (one line on stderr, never a traceback), 141
+(quietly) when the reader of standard output stops early (``rageval evaluate rows.jsonl | head -1``).
 ``rageval agreement`` exits 1 when the judge failed on any row (those rows are left out of the figures).
 """
 
@@ -187,8 +188,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "report":
             return _report(args)
         return _evaluate(args)
+    except BrokenPipeError:  # the reader of our output stopped early (`| head -1`): end quietly
+        return _reader_gone()
     except OSError as exc:  # a file-system error not handled closer: one line, never a traceback
         return _error(str(exc))
+
+
+def _reader_gone() -> int:
+    """Point standard output at /dev/null (so that the final flush cannot fail again) and return 141,
+    the status of a process ended by SIGPIPE, as ``yes | head -1`` gives."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # standard output is no real file (a test's capture)
+        pass
+    return 141
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -309,7 +324,9 @@ def _rgb_run(args: argparse.Namespace) -> int:
     try:
         out = LockedOutput(args.out) if args.out else None
     except OSError as exc:
-        return _error(str(exc) if isinstance(exc, OutputInUseError) else f"cannot write {args.out}: {exc.strerror}")
+        return _error(
+            str(exc) if isinstance(exc, OutputInUseError) else f"cannot write {args.out}: {exc.strerror or exc}"
+        )
     with ExitStack() as stack:
         if out is not None:
             stack.enter_context(out)

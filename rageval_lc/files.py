@@ -80,9 +80,10 @@ def line_sha256(raw: bytes | str, line_no: int = 2) -> str:
     return hashlib.sha256(_content(raw, line_no)).hexdigest()
 
 
-def jsonl_line(row: Any) -> str:
-    """One JSON line, non-ASCII kept, but U+2028, U+2029 and U+0085 escaped so that no splitter breaks it."""
-    text = json.dumps(row, ensure_ascii=False)
+def jsonl_line(row: Any, *, default: Callable[[Any], Any] | None = None) -> str:
+    """One JSON line, non-ASCII kept, but U+2028, U+2029 and U+0085 escaped so that no splitter breaks it
+    (``default`` as for :func:`json.dumps`)."""
+    text = json.dumps(row, ensure_ascii=False, default=default)
     for char, escaped in _SEPARATORS.items():
         if char in text:  # outside strings JSON holds none of them, so escaping is exact
             text = text.replace(char, escaped)
@@ -232,7 +233,8 @@ def write_atomic(path: str | Path, text: str) -> None:
     """Write a whole file: into a temporary file beside it, then renamed over it.
 
     On failure the temporary file is removed and ``path`` is untouched. A path that exists and is not
-    a regular file (a device, a pipe) is written directly.
+    a regular file (a device, a pipe) is written directly, and so is a writable file in a folder where
+    no file can be created (then a failed write can leave it half-written).
 
     Raises:
         OSError: If the file cannot be written.
@@ -244,7 +246,14 @@ def write_atomic(path: str | Path, text: str) -> None:
             handle.write(data)
         return
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask()
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except PermissionError:
+        if not (path.exists() and os.access(path, os.W_OK)):
+            raise
+        with path.open("wb") as handle:  # a read-only folder: the file itself can still be rewritten
+            handle.write(data)
+        return
     try:
         try:
             _write_all(fd, data)

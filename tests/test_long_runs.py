@@ -668,3 +668,79 @@ def test_agreement_reports_judge_errors_as_failed_rows(tmp_path: Path, capsys, m
     figures = json.loads(capsys.readouterr().out)
     assert (figures["failed_rows"], figures["undetermined_rows"]) == (3, 0)
     assert figures["failed"][0] == {"line": 1, "reason": ErrorJudge().trace_labels(None).reason}
+
+
+# Minor: a read-only folder, odd OSErrors, the failed row's reason, a closed pipe, the callback sink
+
+
+def test_write_atomic_writes_a_writable_file_in_a_folder_it_cannot_create_files_in(tmp_path: Path, monkeypatch) -> None:
+    import rageval_lc.files as files
+
+    page = tmp_path / "report.html"
+    page.write_text("old", encoding="utf-8")
+
+    def no_new_files(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))  # as in a folder without write access
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", no_new_files)
+    files.write_atomic(page, "new page")
+    assert page.read_text(encoding="utf-8") == "new page"
+    with pytest.raises(PermissionError):  # a file that does not exist yet cannot be made there
+        files.write_atomic(tmp_path / "other.html", "page")
+
+
+def test_an_oserror_without_strerror_is_named(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.cli as cli
+
+    def refuse(path: Path, **kwargs: object) -> None:
+        raise OSError("the output is on a detached volume")
+
+    monkeypatch.setattr(cli, "LockedOutput", refuse)
+    record = {"query": "Where?", "answer": ["Paris"], "positive": ["Paris is in France."], "negative": []}
+    data = write_jsonl(tmp_path / "rgb.json", [json.dumps(record)])
+    out = tmp_path / "out.jsonl"
+    assert main(["rgb", "run", str(data), "--system", "os:getcwd", "--out", str(out)]) == 2
+    assert one_line_error(capsys.readouterr().err).endswith(f"cannot write {out}: the output is on a detached volume")
+
+
+def test_the_failed_row_message_gives_the_reason_of_the_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    import rageval_lc.cli as cli
+
+    class RecallToo(ErrorJudge):
+        supports = frozenset({"trace_labels", "assess_reference"})
+
+    monkeypatch.setattr(cli, "_make_judge", lambda args: RecallToo())
+    source = rows_file(tmp_path, 1)  # no reference: context_recall, first, is undetermined
+    assert labels_run(source, tmp_path / "out.jsonl", "--metrics", "context_recall,trace") == 0
+    (failed,) = [line for line in capsys.readouterr().err.split("\n") if "failed:" in line]
+    assert failed == f"rageval: line 1 (id 'r0') failed: {ErrorJudge().trace_labels(None).reason}"
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    source = rows_file(tmp_path, 300)  # far more than a pipe buffer holds
+    command = [sys.executable, "-m", "rageval_lc", "evaluate", str(source), "--judge", "labels"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV) as process:
+        assert json.loads(process.stdout.readline())["id"] == "r0"
+        process.stdout.close()  # as `| head -1` does
+        err = process.stderr.read().decode()
+        assert process.wait(timeout=300) == 141, err
+    assert err == ""
+
+
+def test_jsonl_sink_escapes_line_separators_and_takes_the_output_lock(tmp_path: Path) -> None:
+    from rageval_lc.adapters.sinks import JsonlSink
+    from rageval_lc.files import OutputInUseError
+
+    path = tmp_path / "runs.jsonl"
+    sink = JsonlSink(path, lock_timeout=0.2)
+    sink.write({"producer": "callback", "run_id": "1", "question": "a\u2028b\u2029c\u0085d"})
+    data = path.read_bytes()
+    assert data.count(b"\n") == 1 and "\u2028".encode() not in data and "\u0085".encode() not in data
+    assert json.loads(data)["question"] == "a\u2028b\u2029c\u0085d"
+    with path.open("a") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a writer holds the file
+        with pytest.raises(OutputInUseError):
+            sink.write({"producer": "callback", "run_id": "2"})
+    assert path.read_bytes() == data
+    sink.write({"producer": "callback", "run_id": "3"})
+    assert [json.loads(line)["run_id"] for line in path.read_text(encoding="utf-8").split("\n") if line] == ["1", "3"]

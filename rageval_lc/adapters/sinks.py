@@ -14,12 +14,15 @@ Example:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from rageval_lc.files import OutputInUseError, jsonl_line
 from rageval_lc.producers import CALLBACK, producer_name, producer_of
 
 logger = logging.getLogger(__name__)
@@ -55,13 +58,22 @@ class MemorySink:
 class JsonlSink:
     """Appends one JSON line per record to a file, flushed at once (thread-safe).
 
+    Lines are written as ``rageval evaluate`` writes them (U+2028, U+2029 and U+0085 escaped, so that no
+    line splitter cuts a record), each under the same exclusive lock (``flock``) that ``rageval
+    evaluate`` holds on its output: two processes appending never interleave.
+
+    Args:
+        path: the file (created when missing).
+        lock_timeout: seconds to wait for another writer's lock before :meth:`write` raises.
+
     Raises:
         ValueError: If the file exists and its first line is not a callback record (a file written by
             ``rageval evaluate``, or not JSONL): appending would mix two kinds of rows in one file.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, lock_timeout: float = 10.0) -> None:
         self.path = Path(path)
+        self.lock_timeout = lock_timeout
         self._lock = threading.Lock()
         _check_own_file(self.path)
 
@@ -69,9 +81,15 @@ class JsonlSink:
         return f"JsonlSink({str(self.path)!r})"
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append the record as one line."""
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+        """Append the record as one line, holding the file's lock.
+
+        Raises:
+            OutputInUseError: If another writer holds the lock for more than ``lock_timeout`` seconds
+                (nothing is written).
+        """
+        line = jsonl_line(record, default=str).encode("utf-8")
+        with self._lock, self.path.open("ab") as handle:
+            _lock_file(handle.fileno(), self.path, self.lock_timeout)
             handle.write(line)
             handle.flush()
 
@@ -156,6 +174,20 @@ class LangSmithFeedbackSink:
         with self._lock:
             self._sessions[project] = session
         return session
+
+
+def _lock_file(fd: int, path: Path, timeout: float) -> None:
+    """Take the exclusive lock on an open file, waiting at most ``timeout`` seconds (released on close)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                msg = f"another writer holds {path} (locked for over {timeout:g} s); the record was not written"
+                raise OutputInUseError(msg) from None
+            time.sleep(0.02)
 
 
 def _check_own_file(path: Path) -> None:
