@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from rageval_lc.errors import MissingDependencyError
+from rageval_lc.judges.heap import fix_mmap_threshold, release_free_memory
 
 __all__ = [
     "DEFAULT_CACHE_BYTES",
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 DEFAULT_CACHE_BYTES = 128 * 2**20  # what a CachedEncoder keeps: ~3,000 RAGBench sentences with their token vectors
-_SLICE_BATCHES = 16  # forward-pass batches per slice of a long list (converted before the next slice is encoded)
+_BATCH_PIECES = 4096  # word pieces per forward pass, padding included: attention memory grows as batch × length²
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class SentenceTransformerEncoder:
     def model(self) -> Any:
         """The loaded ``SentenceTransformer`` (loaded on first use)."""
         if self._model is None:
+            fix_mmap_threshold()  # large short-lived tensors must not grow the heap for good
             if self._model_spec is not None and not isinstance(self._model_spec, (str, Path)):
                 self._model = self._model_spec
             else:
@@ -132,17 +134,23 @@ class SentenceTransformerEncoder:
     def encode(self, texts: list[str]) -> list[Encoded]:
         """Encode texts; empty texts get zero vectors and no pieces.
 
-        Texts are sorted by length (batches pad little) and encoded a slice of ``16 × batch_size`` at a
-        time, each slice's model outputs turned into compact arrays before the next: memory grows with
-        the result, not with the model's padded outputs for the whole list.
+        Texts are sorted by length, longest first (batches pad little), and encoded one batch at a time,
+        each batch's model outputs turned into compact arrays before the next: memory grows with the
+        result, not with the model's padded outputs for the whole list. A batch holds at most
+        ``batch_size`` texts and about 4,096 word pieces (fewer texts when they are long), which bounds
+        the memory one forward pass takes.
         """
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out: list[Encoded | None] = [None] * len(texts)
-        step = self.batch_size * _SLICE_BATCHES
-        for start in range(0, len(order), step):
-            part = order[start : start + step]
+        longest = int(getattr(self.model, "max_seq_length", None) or 512) if texts else 512
+        start = 0
+        while start < len(order):
+            pieces = min(longest, len(texts[order[start]]) // 3 + 2)  # at least ~3 characters per word piece
+            part = order[start : start + max(1, min(self.batch_size, _BATCH_PIECES // pieces))]
             for i, encoded in zip(part, self._encode_slice([texts[i] for i in part]), strict=True):
                 out[i] = encoded
+            start += len(part)
+        release_free_memory()  # the forward passes' freed activations, back to the system
         return out  # type: ignore[return-value]
 
     def _encode_slice(self, texts: list[str]) -> list[Encoded]:

@@ -38,6 +38,7 @@ from rageval_lc.judges.base import (
     StatementVerdict,
 )
 from rageval_lc.judges.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
+from rageval_lc.judges.heap import release_free_memory
 from rageval_lc.judges.local_features import SampleFeatures, sample_features
 from rageval_lc.judges.local_limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
 from rageval_lc.judges.local_model import (
@@ -399,6 +400,7 @@ class LocalJudge:
                 self._features[key] = base
                 pairs += nli_inputs(sample.sentences, base.best_matches)[1]
         self.nli.predict(pairs)
+        release_free_memory()  # the NLI passes' freed activations, back to the system (glibc)
         while len(self._features) > _FEATURE_CACHE:
             self._features.popitem(last=False)
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -154,5 +158,41 @@ def test_encoder_streams_long_lists_in_slices() -> None:
     encoder = SentenceTransformerEncoder(model, batch_size=16)
     texts = [f"text number {i} " + "word " * (i % 7) for i in range(3_000)]
     encoded = encoder.encode(texts)
-    assert len(encoded) == 3_000 and max(model.call_sizes) <= 16 * 16  # never the whole list at once
+    assert len(encoded) == 3_000 and max(model.call_sizes) <= 16  # one batch at a time, never the whole list
     assert [len(e.pieces) for e in encoded] == [len(t.split()) for t in texts]  # in the caller's order
+    model.call_sizes.clear()
+    encoder.encode(["word " * 1_000] * 40)  # 1,000 word pieces each (512 after truncation): 8 per forward pass
+    assert model.call_sizes == [8] * 5
+
+
+HEAP_SCRIPT = """
+import numpy as np
+from rageval_lc.judges.encoder import SentenceTransformerEncoder
+
+SentenceTransformerEncoder(object()).model  # what the offline judge does when it loads its model
+
+def rss_mb():
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS")) // 1024
+
+big = np.ones(16 * 2**20 // 8)
+del big  # a freed 16 MB block: glibc would raise its mmap threshold above it
+base = rss_mb()
+blocks, pins = [], []
+for _ in range(60):
+    blocks.append(np.ones(3 * 2**20 // 8))  # 3 MB, as one batch's activations
+    pins.append(bytearray(20_000))  # small live data allocated after each
+del blocks
+print(rss_mb() - base)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists() or platform.libc_ver()[0] != "glibc", reason="glibc")
+def test_freed_model_activations_go_back_to_the_system() -> None:
+    def retained_mb(**env: str) -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", HEAP_SCRIPT], env={**os.environ, **env}, capture_output=True, text=True, check=True
+        )
+        return int(done.stdout.strip())
+
+    assert retained_mb(RAGEVAL_KEEP_MALLOC="1") > 150  # glibc's default: 180 MB freed but kept (the bug)
+    assert retained_mb() < 20  # after the judge loads its model: returned
