@@ -55,7 +55,8 @@ from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 
 __all__ = ["LocalJudge", "contradiction_strength", "labels_from_features", "nli_adjusted", "sentence_explanation"]
 
-_FEATURE_CACHE = 4096  # samples whose feature tables are remembered
+_FEATURE_CACHE = 512  # samples whose feature tables are remembered (two of the engine's chunks of 256)
+_NLI_CACHE = 20_000  # NLI pairs remembered (~6 chunks: a RAGBench row has ~12); memory flat over a run
 _PREPARE_GROUP = 32  # samples encoded together by prepare (their encodings fit the encoder's cache)
 
 
@@ -287,7 +288,7 @@ class LocalJudge:
     ) -> None:
         base = encoder if encoder is not None else SentenceTransformerEncoder(model, device=device)
         self.encoder = CachedEncoder(base)
-        self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device)
+        self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device, cache_size=_NLI_CACHE)
         self._params = params
         self._rare_cache: dict[str, bool] = {}
         self._features: OrderedDict[tuple[str, str, KeyedSentences], SampleFeatures] = OrderedDict()
