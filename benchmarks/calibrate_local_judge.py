@@ -56,7 +56,7 @@ from rageval_lc.judges.local_nli import nli_inputs
 from rageval_lc.judges.nli import NliModel, shipped_adapter_path
 from rageval_lc.metrics.agreement import AgreementRecord, auroc, judge_agreement
 from rageval_lc.metrics.trace import trace_scores
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
 from rageval_lc.text import normalize_key
 
 ROOT = Path(__file__).resolve().parents[1]

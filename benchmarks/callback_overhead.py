@@ -34,7 +34,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 
 from rageval_lc.adapters import RagEvalCallbackHandler
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
 
 KINDS = ["bridge", "tower", "dam", "lighthouse", "stadium", "cathedral", "observatory", "canal", "viaduct", "museum"]
 MATERIALS = ["wrought-iron", "granite", "reinforced concrete", "sandstone", "steel", "brick", "timber", "marble"]

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from rageval_lc import RagSample, evaluate_sample  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
-from rageval_lc.report import format_table  # noqa: E402
+from rageval_lc.reports.summary import format_table  # noqa: E402
 
 PAIRS = ROOT / "benchmarks" / "data" / "contradiction_pairs.jsonl"
 SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", ROOT.parent / "shared"))

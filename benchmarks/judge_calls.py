@@ -1,6 +1,6 @@
 """Judge calls and estimated prompt tokens per sample for the whole metric suite, per scoring mode.
 
-Plans (``rageval_lc.dry_run.plan_calls``; no model is called) the suite — TRACe, the four RAGAS metrics,
+Plans (``rageval_lc.scoring.dry_run.plan_calls``; no model is called) the suite — TRACe, the four RAGAS metrics,
 the composite, GEval and the classification — over RAGBench rows for an LLM judge, and prints calls and
 estimated prompt tokens (characters ÷ 4 of the prompts DSPy's ChatAdapter would send) per sample, as
 ratios to the ``separate`` mode (one judgement per metric, as peers work) measured in the same run.
@@ -22,9 +22,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from rageval_lc.datasets.ragbench import ragbench_record
-from rageval_lc.dry_run import plan_calls
 from rageval_lc.judges.dspy_judge import DspyJudge
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
+from rageval_lc.scoring.dry_run import plan_calls
 
 SUITE = "trace,faithfulness,context_precision,context_recall,answer_relevance,ragas_score,factual_accuracy,"
 SUITE += "answer_classification"

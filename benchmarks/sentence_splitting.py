@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
 from rageval_lc.text import split_sentences
 
 HERE = Path(__file__).resolve().parent

@@ -24,7 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
 
 SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
 LLM_METRICS = ["trace", "faithfulness", "context_precision", "context_recall", "factual_accuracy"]
@@ -32,8 +32,8 @@ LLM_METRICS += ["answer_classification"]
 
 
 def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> list[Any]:
-    from rageval_lc.engine import evaluate
     from rageval_lc.judges.dspy_judge import DspyJudge
+    from rageval_lc.runs.engine import evaluate
     from rageval_lc.schema import RagSample
     from tests.fakes import JudgementChatModel
     from tests.test_ragas_family import ANSWERS, GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE
@@ -62,9 +62,9 @@ def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> l
 
 def offline_figure(rows: int) -> list[Any]:
     from rageval_lc.datasets.ragbench import ragbench_record
-    from rageval_lc.engine import evaluate
     from rageval_lc.judges.encoder import SentenceTransformerEncoder
     from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.runs.engine import evaluate
 
     files = sorted((SHARED / "data" / "ragbench").glob("*_validation.jsonl"))
     lines = [line for path in files for line in path.read_text(encoding="utf-8").splitlines()]

@@ -18,11 +18,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from rageval_lc.dry_run import plan_calls
-from rageval_lc.evaluators import evaluate_sample
 from rageval_lc.judges import DspyJudge, make_judge
-from rageval_lc.report import format_reference_view, format_table, reference_view
+from rageval_lc.reports.summary import format_reference_view, format_table, reference_view
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.dry_run import plan_calls
+from rageval_lc.scoring.sample import evaluate_sample
 
 METRICS = [
     "faithfulness",

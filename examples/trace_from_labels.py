@@ -23,7 +23,7 @@ from rageval_lc import (
     trace_rmse_aggregation,
     trace_scores,
 )
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
 
 
 def one_sample() -> None:

@@ -8,7 +8,7 @@ Example:
     ...                    response="Paris is in France.",
     ...                    labels={"all_relevant_sentence_keys": ["0a"], "all_utilized_sentence_keys": ["0a"],
     ...                            "unsupported_response_sentence_keys": []})
-    >>> evaluate_sample(sample, "trace").scores()["completeness"]
+    >>> evaluate_sample(sample, "trace", judge="labels").scores()["completeness"]
     1.0
 """
 
@@ -18,9 +18,7 @@ __version__ = "0.1.0"
 
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
 from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
-from rageval_lc.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.errors import MissingDependencyError, RagevalError
-from rageval_lc.evaluators import REGISTRY, MetricSpec, SampleResult, evaluate_sample
 from rageval_lc.judges import LabelsJudge
 from rageval_lc.metrics import (
     AgreementRecord,
@@ -34,8 +32,11 @@ from rageval_lc.metrics import (
     trace_scores,
 )
 from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
-from rageval_lc.rgb_benchmark import run_rgb
+from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
+from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
+from rageval_lc.scoring.registry import REGISTRY, MetricSpec
+from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
 
 __all__ = [

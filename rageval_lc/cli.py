@@ -33,9 +33,9 @@ from rageval_lc.files import LockedOutput, OutputInUseError, decode_line, jsonl_
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``rageval``."""
-    from rageval_lc.evaluators import REGISTRY
     from rageval_lc.metrics.trace import TRACE_MODES
-    from rageval_lc.sharing import SCORING_MODES
+    from rageval_lc.scoring.judgements import SCORING_MODES
+    from rageval_lc.scoring.registry import REGISTRY
 
     parser = argparse.ArgumentParser(prog="rageval", description="Score retrieval-augmented generation.")
     parser.add_argument("--version", action="version", version=f"rageval_lc {__version__}")
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "quickstart":
-            from rageval_lc.quickstart import run_quickstart
+            from rageval_lc.runs.quickstart import run_quickstart
 
             return run_quickstart(sys.stdout)
         if args.command == "agreement":
@@ -207,9 +207,9 @@ def _reader_gone() -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from rageval_lc.html_report import render_html
-    from rageval_lc.producers import MixedResultsError, check_one_producer
-    from rageval_lc.report import format_summary, summarize
+    from rageval_lc.reports.html import render_html
+    from rageval_lc.reports.summary import format_summary, summarize
+    from rageval_lc.runs.producers import MixedResultsError, check_one_producer
 
     if _missing(args.results, "results"):
         return 2
@@ -306,7 +306,7 @@ def _rgb_run(args: argparse.Namespace) -> int:
     import importlib
 
     from rageval_lc.datasets.rgb import load_rgb
-    from rageval_lc.rgb_benchmark import run_rgb
+    from rageval_lc.runs.rgb import run_rgb
 
     if _missing(args.data, "RGB"):
         return 2
@@ -352,7 +352,7 @@ def _rgb_run(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from rageval_lc.agreement import agreement_run, format_agreement
+    from rageval_lc.runs.agreement import agreement_run, format_agreement
 
     if _missing(args.input, "input"):
         return 2
@@ -385,7 +385,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if _missing(args.input, "input"):
         return 2
     try:
-        from rageval_lc.evaluators import parse_metrics
+        from rageval_lc.scoring.registry import parse_metrics
 
         parse_metrics(args.metrics)
         if not args.relevance_normalizer > 0:
@@ -403,7 +403,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.dry_run:
         return _dry_run(args, judge)
-    from rageval_lc.engine import make_resilient
+    from rageval_lc.runs.engine import make_resilient
 
     judge = make_resilient(
         judge, requests_per_minute=args.rpm, timeout_s=args.timeout, retries=args.retries, cache_dir=args.cache_dir
@@ -421,8 +421,15 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput | None) -> int:
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
-    from rageval_lc.report import format_reference_view, format_summary, row_outcome
-    from rageval_lc.runner import evaluate_lines, kept_rows, resume_mismatches, row_key, run_settings, settings_mismatch
+    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
+    from rageval_lc.runs.jsonl import (
+        evaluate_lines,
+        kept_rows,
+        resume_mismatches,
+        row_key,
+        run_settings,
+        settings_mismatch,
+    )
 
     settings = run_settings(
         args.metrics,
@@ -533,8 +540,8 @@ def _result_line(raw: bytes) -> int | None:
 
 def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     from rageval_lc.datasets.rows import sample_from_row
-    from rageval_lc.dry_run import plan_calls
-    from rageval_lc.report import format_table
+    from rageval_lc.reports.summary import format_table
+    from rageval_lc.scoring.dry_run import plan_calls
 
     samples, bad = [], 0
     for line_no, line in raw_lines(args.input):

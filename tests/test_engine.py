@@ -19,11 +19,11 @@ import pytest
 from pydantic import PrivateAttr
 
 from rageval_lc.cli import main
-from rageval_lc.engine import evaluate
-from rageval_lc.judges.base import Judgement
+from rageval_lc.judges.base import BaseJudge, Judgement
 from rageval_lc.judges.dspy_judge import DspyJudge
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.resilience import JudgeCache, RateLimiter, ResilientJudge
+from rageval_lc.judges.resilient import JudgeCache, RateLimiter, ResilientJudge
+from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from tests.fakes import JudgementChatModel
 from tests.test_ragas_family import LLM_SUITE
@@ -51,7 +51,7 @@ def samples(n: int) -> list[RagSample]:
     ]
 
 
-class FlakyJudge:
+class FlakyJudge(BaseJudge):
     """The labels judge behind a network that fails a share of calls with timeouts and 429s."""
 
     name = "flaky"
@@ -145,7 +145,7 @@ def test_rate_limiter_keeps_to_the_budget() -> None:
         slept.append(seconds)
         now[0] += seconds
 
-    import rageval_lc.resilience as resilience
+    import rageval_lc.judges.resilient as resilience
 
     original = resilience.time.sleep
     resilience.time.sleep = fake_sleep  # type: ignore[assignment]

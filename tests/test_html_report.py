@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from rageval_lc.cli import main
-from rageval_lc.html_report import render_html
+from rageval_lc.reports.html import render_html
 
 ROWS = [
     {

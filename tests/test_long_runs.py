@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from rageval_lc.cli import main
-from rageval_lc.judges.base import Judgement
+from rageval_lc.judges.base import BaseJudge, Judgement
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.report import row_outcome
+from rageval_lc.reports.summary import row_outcome
 from rageval_lc.schema import RagSample
 from tests.test_cli import generic_row, write_jsonl
 
@@ -47,7 +47,7 @@ def one_line_error(err: str) -> str:
     return lines[0]
 
 
-class ErrorJudge:
+class ErrorJudge(BaseJudge):
     """Answers every judgement with an error, as a judge behind a bad API key does."""
 
     name = "unauthorised"
@@ -179,7 +179,7 @@ def test_strict_fails_a_row_with_no_determined_score_but_not_a_partly_undetermin
 
 
 def test_engine_counts_rows_with_judge_errors_as_failed() -> None:
-    from rageval_lc.engine import evaluate
+    from rageval_lc.runs.engine import evaluate
 
     sample = RagSample(id="s", question="Q?", contexts=["A. B."], response="A.")
     bare = RagSample(id="bare", question="Q?", contexts=[], response="A.")

@@ -8,12 +8,13 @@ import json
 
 import pytest
 
-from rageval_lc.evaluators import RAGAS_FAMILY, evaluate_sample, parse_metrics
 from rageval_lc.judges import LabelsJudge
 from rageval_lc.judges.dspy_judge import DspyJudge
-from rageval_lc.runner import evaluate_lines
+from rageval_lc.runs.jsonl import evaluate_lines
 from rageval_lc.schema import RagSample
-from rageval_lc.sharing import planned_judgements
+from rageval_lc.scoring.judgements import planned_judgements
+from rageval_lc.scoring.registry import RAGAS_FAMILY, parse_metrics
+from rageval_lc.scoring.sample import evaluate_sample
 from tests.fakes import JudgementChatModel, bag_of_words_embeddings, chat
 from tests.judges.test_dspy_judge import GUIDE_ANSWER
 from tests.metrics.test_trace import GUIDE_DOCS, GUIDE_LABELS, GUIDE_RESPONSE

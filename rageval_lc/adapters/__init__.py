@@ -1,7 +1,7 @@
 """Integrations: LangChain evaluators and Runnables, LangSmith evaluator functions, DSPy metric functions,
 and a callback handler that scores chains inline (with memory, JSONL, function and LangSmith sinks).
 
-Each is a thin shape over :func:`rageval_lc.evaluators.evaluate_sample`; nothing here computes a score.
+Each is a thin shape over :func:`rageval_lc.scoring.sample.evaluate_sample`; nothing here computes a score.
 Names load lazily, so importing this package imports neither LangChain nor DSPy.
 
 Example:

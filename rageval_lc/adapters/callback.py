@@ -45,10 +45,11 @@ from langsmith.utils import get_tracer_project
 
 from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source
 from rageval_lc.adapters.sinks import CallableSink, Sink
-from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.judges.factory import resolve_judge
-from rageval_lc.producers import CALLBACK, PRODUCER_KEY
+from rageval_lc.runs.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.schema import MetricResult
+from rageval_lc.scoring.registry import parse_metrics
+from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
 __all__ = ["CLOSED_REASON", "RagEvalCallbackHandler"]
 

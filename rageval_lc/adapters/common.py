@@ -1,7 +1,7 @@
 """What every integration shares: finding a sample's fields in foreign data, and scoring one metric.
 
 Integrations never compute a score: they build a :class:`~rageval_lc.schema.RagSample`, call
-:func:`~rageval_lc.evaluators.evaluate_sample` through a :class:`MetricScorer`, and reshape its results.
+:func:`~rageval_lc.scoring.sample.evaluate_sample` through a :class:`MetricScorer`, and reshape its results.
 
 Example:
     >>> fields = FieldMap()
@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rageval_lc.evaluators import MetricSpec, SampleResult, evaluate_sample, get_metric
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.schema import MetricResult, RagSample
+from rageval_lc.scoring.registry import MetricSpec, get_metric
+from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
 __all__ = ["NO_CONTEXTS_IN_RUN", "FieldMap", "MetricScorer", "resolve_judge", "retrieved_documents"]
 
@@ -167,9 +168,9 @@ class MetricScorer:
     """One metric, its judge and options: scores samples and picks out the results integrations report.
 
     Args:
-        metric: a metric name of :data:`~rageval_lc.evaluators.REGISTRY`.
+        metric: a metric name of :data:`~rageval_lc.scoring.registry.REGISTRY`.
         judge: see :func:`resolve_judge`.
-        **options: passed to :func:`~rageval_lc.evaluators.evaluate_sample` (``scoring_mode``,
+        **options: passed to :func:`~rageval_lc.scoring.sample.evaluate_sample` (``scoring_mode``,
             ``trace_mode``, ``relevance_normalizer``, ``embeddings``).
     """
 

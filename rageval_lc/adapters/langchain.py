@@ -21,8 +21,8 @@ from typing import Any
 from langchain_core.runnables import Runnable, RunnableConfig
 
 from rageval_lc.adapters.common import FieldMap, MetricScorer
-from rageval_lc.evaluators import SampleResult
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.sample import SampleResult
 
 __all__ = ["RagEvaluator", "evaluation_dict"]
 

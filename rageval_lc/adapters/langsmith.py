@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, MetricScorer, retrieved_documents
-from rageval_lc.evaluators import SampleResult
+from rageval_lc.scoring.sample import SampleResult
 
 __all__ = ["feedback_results", "langsmith_evaluator"]
 

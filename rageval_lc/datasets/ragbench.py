@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rageval_lc._validation import check_mapping
-from rageval_lc.error_text import one_line_message
+from rageval_lc.errors import one_line_message
 from rageval_lc.files import decode_line, raw_lines
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from rageval_lc.error_text import one_line_message
+from rageval_lc.errors import one_line_message
 from rageval_lc.files import decode_line, raw_lines
 
 __all__ = [

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -23,6 +24,7 @@ from rageval_lc.schema import RagSample, TraceLabels
 __all__ = [
     "JUDGEMENTS",
     "AnswerLabel",
+    "BaseJudge",
     "ClaimVerdict",
     "ContextVerdict",
     "FactualAccuracyVerdict",
@@ -33,6 +35,7 @@ __all__ = [
     "ReferenceAssessment",
     "RubricScore",
     "StatementVerdict",
+    "as_judge",
     "unsupported",
 ]
 
@@ -226,21 +229,211 @@ class FullAssessment(BaseModel):
 
 @runtime_checkable
 class Judge(Protocol):
-    """A judge: a name, the judgements it supports, and one method per judgement it supports.
+    """A judge: a name, the judgements it supports, one method per judgement, and its optional abilities.
 
-    Methods a judge does not support need not exist; :attr:`supports` says which do.
+    Every method is declared here; :class:`BaseJudge` gives each a default (a judgement the judge does
+    not support raises ``ValueError``; ``prepare`` does nothing; no prompt estimate, no encoder), so a
+    judge subclasses it and writes only what it supports. :attr:`supports` says which judgements those are.
     """
 
     name: str
     supports: frozenset[str]
+    encoder: Any  # a CachedEncoder the embedding metrics may share (the local judge's model), or None
 
     def planned_calls(self, judgement: str) -> int:
         """Model calls one ``judgement`` costs per sample, before any retry (0 for no model)."""
         ...
 
+    def prepare(self, samples: Sequence[RagSample]) -> None:
+        """Get ready to judge ``samples`` (the local judge encodes their texts in one batched pass)."""
+        ...
+
+    def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:
+        """The prompt tokens ``judgement`` would send for ``sample`` (None: unknown or no model)."""
+        ...
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What shapes the judge's answers besides its inputs (model, settings): part of cache keys."""
+        ...
+
+    def set_transport_timeout(self, seconds: float) -> None:
+        """Give the judge's own HTTP calls a timeout (a no-op for judges that make none)."""
+        ...
+
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """Label the sample's sentences for TRACe."""
         ...
+
+    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
+        """The answer's atomic claims."""
+        ...
+
+    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
+        """Supported or not, per claim."""
+        ...
+
+    def context_relevance(
+        self, question: str, contexts: Sequence[str], reference: str | None = None
+    ) -> Judgement[list[ContextVerdict]]:
+        """Relevant or not, per context."""
+        ...
+
+    def attribute_reference(
+        self, question: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[list[StatementVerdict]]:
+        """The reference's statements, each attributable to the contexts or not."""
+        ...
+
+    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
+        """Questions the answer would answer."""
+        ...
+
+    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
+        """A direct 0-1 score of how well the answer addresses the question."""
+        ...
+
+    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
+        """GEval's three criteria against the reference."""
+        ...
+
+    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
+        """CORRECT or WRONG against the reference."""
+        ...
+
+    def assess_reference(
+        self, question: str, answer: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[ReferenceAssessment]:
+        """Reference statements, GEval criteria and the label in one call."""
+        ...
+
+    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
+        """Every judgement of a sample in one call (the fused mode)."""
+        ...
+
+
+class BaseJudge:
+    """The :class:`Judge` contract with defaults: subclass it, set ``name`` and ``supports``, and write
+    the judgements you support (and ``planned_calls`` if they call a model).
+
+    Example:
+        >>> from rageval_lc.schema import TraceLabels
+        >>> class EveryoneRelevant(BaseJudge):
+        ...     name, supports = "everyone-relevant", frozenset({"trace_labels"})
+        ...     def trace_labels(self, sample):
+        ...         keys = [key for key, _ in sample.sentences.documents]
+        ...         return Judgement(name="trace_labels", value=TraceLabels(all_relevant_sentence_keys=keys))
+        >>> judge = EveryoneRelevant()
+        >>> isinstance(judge, Judge), judge.planned_calls("trace_labels")
+        (True, 0)
+        >>> judge.extract_claims("Q?", "A.")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: The 'everyone-relevant' judge cannot make the 'extract_claims' judgement (it supports: ...).
+    """
+
+    name: str = "judge"
+    supports: frozenset[str] = frozenset()
+    encoder: Any = None
+
+    def planned_calls(self, judgement: str) -> int:
+        """Model calls per sample: 0 (a judge that calls a model says otherwise)."""
+        return 0
+
+    def prepare(self, samples: Sequence[RagSample]) -> None:
+        """Nothing to prepare."""
+
+    def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:
+        """No prompt: None."""
+        return None
+
+    def cache_identity(self) -> dict[str, Any]:
+        """Nothing beyond the judge's name and class."""
+        return {}
+
+    def set_transport_timeout(self, seconds: float) -> None:
+        """No HTTP calls of its own."""
+
+    def _cannot(self, judgement: str) -> Any:
+        raise ValueError(unsupported(self, judgement))
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        """Not supported unless overridden."""
+        return self._cannot("trace_labels")
+
+    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
+        """Not supported unless overridden."""
+        return self._cannot("extract_claims")
+
+    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
+        """Not supported unless overridden."""
+        return self._cannot("verify_claims")
+
+    def context_relevance(
+        self, question: str, contexts: Sequence[str], reference: str | None = None
+    ) -> Judgement[list[ContextVerdict]]:
+        """Not supported unless overridden."""
+        return self._cannot("context_relevance")
+
+    def attribute_reference(
+        self, question: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[list[StatementVerdict]]:
+        """Not supported unless overridden."""
+        return self._cannot("attribute_reference")
+
+    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
+        """Not supported unless overridden."""
+        return self._cannot("generate_questions")
+
+    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
+        """Not supported unless overridden."""
+        return self._cannot("rate_answer_relevance")
+
+    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
+        """Not supported unless overridden."""
+        return self._cannot("factual_accuracy")
+
+    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
+        """Not supported unless overridden."""
+        return self._cannot("classify_answer")
+
+    def assess_reference(
+        self, question: str, answer: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[ReferenceAssessment]:
+        """Not supported unless overridden."""
+        return self._cannot("assess_reference")
+
+    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
+        """Not supported unless overridden."""
+        return self._cannot("assess_all")
+
+
+def as_judge(judge: object) -> Judge:
+    """``judge`` checked against the :class:`Judge` contract (every method present).
+
+    Raises:
+        TypeError: naming what is missing, with the way out (subclass :class:`BaseJudge`).
+    """
+    if isinstance(judge, Judge):
+        return judge
+    missing = sorted(name for name in _CONTRACT if not hasattr(judge, name))
+    msg = (
+        f"{type(judge).__name__} is not a judge: it lacks {', '.join(missing)}. "
+        "Subclass rageval_lc.judges.BaseJudge and write the judgements it supports."
+    )
+    raise TypeError(msg)
+
+
+_CONTRACT = (
+    "name",
+    "supports",
+    "encoder",
+    "planned_calls",
+    "prepare",
+    "estimate_prompt_tokens",
+    "cache_identity",
+    "set_transport_timeout",
+    *JUDGEMENTS,
+)
 
 
 def unsupported(judge: object, judgement: str) -> str:

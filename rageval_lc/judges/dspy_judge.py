@@ -21,6 +21,7 @@ import dspy
 from rageval_lc.judges.base import (
     JUDGEMENTS,
     AnswerLabel,
+    BaseJudge,
     ClaimVerdict,
     ContextVerdict,
     FactualAccuracyVerdict,
@@ -60,7 +61,7 @@ def as_dspy_lm(
 
     An LM built here from a model id does not use DSPy's response cache: its key leaves out the server
     (``api_base``), so answers from one endpoint would be served for another. The judge cache of
-    :class:`~rageval_lc.resilience.ResilientJudge` (``--cache-dir``) is keyed by every setting instead.
+    :class:`~rageval_lc.judges.resilient.ResilientJudge` (``--cache-dir``) is keyed by every setting instead.
     ``timeout_s`` is the transport timeout of each HTTP call.
 
     Raises:
@@ -130,7 +131,7 @@ def render_numbered(items: Sequence[str], *, label: str = "") -> str:
     return "\n".join(f"{i}. {text}" for i, text in enumerate(items, start=1))
 
 
-class DspyJudge:
+class DspyJudge(BaseJudge):
     """Every judgement through a DSPy module and an LM.
 
     Args:

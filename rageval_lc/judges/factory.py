@@ -15,7 +15,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from rageval_lc.judges.base import Judge
+from rageval_lc.judges.base import Judge, as_judge
 from rageval_lc.judges.labels import LabelsJudge
 
 __all__ = ["JUDGE_CHOICES", "make_judge", "resolve_judge"]
@@ -84,14 +84,19 @@ def resolve_judge(judge: Any = None) -> Judge:
 
     None → the offline local judge (one per process); ``"local"``, ``"labels"`` or ``"dspy:<model id>"``
     → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain chat model → a
-    :class:`~rageval_lc.judges.DspyJudge` on it; a judge → itself.
+    :class:`~rageval_lc.judges.DspyJudge` on it; a judge (:class:`~rageval_lc.judges.base.Judge`) → itself.
+
+    Raises:
+        TypeError: If ``judge`` has ``supports`` but misses part of the judge contract (the message names it).
     """
     if judge is None or judge == "local":
         return _local_judge()
     if isinstance(judge, str):
         return make_judge(judge)
-    if hasattr(judge, "supports") and hasattr(judge, "name"):
+    if isinstance(judge, Judge):
         return judge
+    if hasattr(judge, "supports"):  # a judge of one's own that misses part of the contract
+        return as_judge(judge)  # raises TypeError naming what is missing
     from rageval_lc.judges.dspy_judge import DspyJudge
 
     return DspyJudge(judge)

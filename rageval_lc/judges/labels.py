@@ -10,13 +10,13 @@ Example:
 
 from __future__ import annotations
 
-from rageval_lc.judges.base import Judgement
+from rageval_lc.judges.base import BaseJudge, Judgement
 from rageval_lc.schema import RagSample, TraceLabels
 
 __all__ = ["LabelsJudge"]
 
 
-class LabelsJudge:
+class LabelsJudge(BaseJudge):
     """Reads the labels shipped in the sample (``sample.labels``), such as RAGBench's released ones."""
 
     name = "labels"

@@ -28,6 +28,7 @@ import numpy as np
 from rageval_lc.judges.base import (
     JUDGEMENTS,
     AnswerLabel,
+    BaseJudge,
     ClaimVerdict,
     ContextVerdict,
     FactualAccuracyVerdict,
@@ -261,7 +262,7 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
 
 
 @guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (local_limits)
-class LocalJudge:
+class LocalJudge(BaseJudge):
     """Offline judge on a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
 
     Args:

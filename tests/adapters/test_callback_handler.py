@@ -20,7 +20,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 
 from rageval_lc.adapters import JsonlSink, LangSmithFeedbackSink, MemorySink, RagEvalCallbackHandler
-from rageval_lc.judges.base import Judgement
+from rageval_lc.judges.base import BaseJudge, Judgement
 from rageval_lc.schema import RagSample, TraceLabels
 from tests.fakes import bag_of_words_embeddings
 from tests.test_ragas_family import GUIDE_RESPONSE, QUESTION, fake_judge
@@ -38,7 +38,7 @@ class TopicRetriever(BaseRetriever):
         ]
 
 
-class CopyJudge:
+class CopyJudge(BaseJudge):
     """Labels every document sentence relevant; a response sentence is supported iff a document has it
     word for word. With ANSWER, faithfulness is 1/2 (the second sentence is in no document)."""
 

@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
 from rageval_lc.adapters import FieldMap, RagEvaluator
+from rageval_lc.judges.base import BaseJudge
 from tests.fakes import bag_of_words_embeddings
 from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
@@ -106,7 +107,7 @@ def test_runnable_reference_and_field_map() -> None:
 
 
 def test_a_judge_failure_is_an_error_result_not_an_exception() -> None:
-    class Broken:
+    class Broken(BaseJudge):
         name, supports = "broken", frozenset({"trace_labels"})
 
         def planned_calls(self, judgement: str) -> int:

@@ -9,8 +9,8 @@ import pytest
 
 from rageval_lc.datasets.ragbench import is_ragbench_row, load_ragbench, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
-from rageval_lc.evaluators import evaluate_sample
 from rageval_lc.metrics.trace import TRACE_METRICS, trace_scores
+from rageval_lc.scoring.sample import evaluate_sample
 from rageval_lc.text import document_key, sentence_letters
 
 RELEASED = {
@@ -43,7 +43,7 @@ def test_ragbench_mode_reproduces_every_released_score(rows: list[dict]) -> None
 
 def test_evaluate_sample_reproduces_released_scores(rows: list[dict]) -> None:
     for row in rows[::7]:
-        result = evaluate_sample(sample_from_row(row), "trace")
+        result = evaluate_sample(sample_from_row(row), "trace", judge="labels")
         assert {m: result.scores()[m] for m in TRACE_METRICS} == {m: float(row[c]) for m, c in RELEASED.items()}
 
 

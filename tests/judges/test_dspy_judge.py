@@ -7,9 +7,9 @@ import json
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from rageval_lc.evaluators import evaluate_sample
 from rageval_lc.judges.dspy_judge import DspyJudge
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.sample import evaluate_sample
 from tests.metrics.test_trace import GUIDE_DOCS, GUIDE_LABELS, GUIDE_RESPONSE
 
 
@@ -274,7 +274,7 @@ def test_every_judgement_survives_garbage(name: str, garbage: str) -> None:
 def test_runner_totals_the_judge_usage() -> None:
     import io
 
-    from rageval_lc.runner import evaluate_lines
+    from rageval_lc.runs.jsonl import evaluate_lines
 
     row = json.dumps({"id": "g", "question": GUIDE_SAMPLE.question, "contexts": GUIDE_DOCS, "response": GUIDE_RESPONSE})
     dspy_judge, _ = judge(GUIDE_ANSWER)

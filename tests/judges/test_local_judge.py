@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rageval_lc.evaluators import evaluate_sample
 from rageval_lc.judges.base import JUDGEMENTS
 from rageval_lc.judges.encoder import Encoded
 from rageval_lc.judges.local import LocalJudge
@@ -17,6 +16,7 @@ from rageval_lc.judges.local_features import DOCUMENT_FEATURES, SUPPORT_FEATURES
 from rageval_lc.judges.local_model import LocalParams
 from rageval_lc.judges.local_nli import NLI_FEATURES
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.sample import evaluate_sample
 
 DIM = 64
 
@@ -189,7 +189,7 @@ def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
 
 
 def test_prepare_encodes_a_chunk_once_so_scoring_reads_the_cache(fake_judge: LocalJudge) -> None:
-    from rageval_lc.engine import prepared
+    from rageval_lc.runs.engine import prepared
 
     batch = [SAMPLE.model_copy(update={"question": f"Where is it? ({i})"}) for i in range(4)]
     items = list(prepared(batch, fake_judge, lambda s: s, chunk=3))
@@ -257,7 +257,7 @@ def test_contradictions_fail_and_their_paraphrases_pass(
 
 
 def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_adapter(tmp_path: Path) -> None:
-    from rageval_lc.resilience import _identity
+    from rageval_lc.judges.resilient import _identity
 
     shipped = LocalParams.load(None)
     other = LocalParams(**{**shipped.__dict__, "adherence_threshold": shipped.adherence_threshold / 2})

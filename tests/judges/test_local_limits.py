@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from rageval_lc.cli import main
-from rageval_lc.evaluators import evaluate_sample
 from rageval_lc.judges.encoder import CachedEncoder, Encoded, SentenceTransformerEncoder
 from rageval_lc.judges.local import LocalJudge
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.sample import evaluate_sample
 from tests.judges.test_local_judge import HashEncoder
 
 TRACE = ("context_relevance", "context_utilization", "completeness", "adherence", "average", "adherence_ratio")

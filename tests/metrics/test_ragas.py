@@ -16,7 +16,7 @@ from rageval_lc.metrics.ragas import (
     ragas_score,
     relevant_contexts,
 )
-from rageval_lc.report import reference_view
+from rageval_lc.reports.summary import reference_view
 
 
 def test_faithfulness() -> None:

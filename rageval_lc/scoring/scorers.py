@@ -1,16 +1,16 @@
-"""Scoring the RAGAS / GraphRAG family for one sample: verdicts from the shared judgements, numbers
-from :mod:`rageval_lc.metrics.ragas`, :mod:`~rageval_lc.metrics.geval` and
+"""Each metric's scoring of one sample (TRACe and the RAGAS / GraphRAG family): verdicts from the
+shared judgements, numbers from :mod:`rageval_lc.metrics.ragas`, :mod:`~rageval_lc.metrics.geval` and
 :mod:`~rageval_lc.metrics.similarity`.
 
-Each function takes a :class:`~rageval_lc.sharing.SampleJudgements` and returns one
+Each function takes a :class:`~rageval_lc.scoring.judgements.SampleJudgements` and returns one
 :class:`~rageval_lc.schema.MetricResult` per score name and the family's details. A metric that needs a
 reference answer is ``undetermined`` on a sample without one, and one that needs contexts on a sample
-without any (decided before these run, in :func:`~rageval_lc.evaluators.score_metric`); nothing here
+without any (decided before these run, in :func:`~rageval_lc.scoring.scorers.score_metric`); nothing here
 calls a model directly.
 
 Example:
     >>> from rageval_lc.schema import RagSample
-    >>> from rageval_lc.sharing import SampleJudgements, ScoringOptions
+    >>> from rageval_lc.scoring.judgements import SampleJudgements, ScoringOptions
     >>> sample = RagSample(question="Q?", contexts=["A."], response="I don't know.", reference="A.")
     >>> results, details = score_answer_classification(SampleJudgements(sample, ScoringOptions()))
     >>> results["answer_classification"].details["label"], details["usage"]["calls"]
@@ -20,8 +20,9 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from rageval_lc.judges.base import JudgeUsage
 from rageval_lc.metrics.geval import factual_accuracy, grade, is_dont_know
 from rageval_lc.metrics.ragas import (
     answer_relevance,
@@ -31,8 +32,12 @@ from rageval_lc.metrics.ragas import (
     faithfulness,
     ragas_score,
 )
+from rageval_lc.metrics.trace import TRACE_SCORE_NAMES, trace_scores
 from rageval_lc.schema import MetricResult
-from rageval_lc.sharing import SampleJudgements
+from rageval_lc.scoring.judgements import SampleJudgements
+
+if TYPE_CHECKING:
+    from rageval_lc.scoring.registry import MetricSpec
 
 __all__ = [
     "score_answer_classification",
@@ -42,8 +47,10 @@ __all__ = [
     "score_context_recall",
     "score_factual_accuracy",
     "score_faithfulness",
+    "score_metric",
     "score_ragas",
     "score_semantic_similarity",
+    "score_trace",
 ]
 
 Scored = tuple[dict[str, MetricResult], dict[str, Any]]
@@ -205,7 +212,7 @@ def score_ragas(
     """The weighted composite of the four, renormalised over those determined.
 
     ``parts`` scores each part (default: the four functions here);
-    :func:`~rageval_lc.evaluators.evaluate_sample` passes its own, which leave the context parts
+    :func:`~rageval_lc.scoring.sample.evaluate_sample` passes its own, which leave the context parts
     undetermined on a sample without contexts.
     """
     parts = parts or {
@@ -307,3 +314,63 @@ def score_bert_score(ctx: SampleJudgements) -> Scored:
 def _model_name(ctx: SampleJudgements) -> str:
     encoder = getattr(getattr(ctx.embeddings, "encoder", None), "encoder", None)
     return str(getattr(encoder, "name", type(encoder).__name__))
+
+
+def score_trace(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
+    judgement = ctx.trace()
+    options = ctx.options
+    details: dict[str, Any] = {
+        "judge": ctx.judge.name,
+        "scoring_mode": ctx.mode,
+        "judgements": ctx.consumed("trace"),
+        "usage": ctx.usage_of("trace").to_dict(),
+        "attempts": judgement.attempts,
+    }
+    if judgement.notes:
+        details["judge_notes"] = judgement.notes
+    if not judgement.ok:
+        status = "error" if judgement.status == "error" else "undetermined"
+        results = {name: MetricResult(name=name, status=status, reason=judgement.reason) for name in TRACE_SCORE_NAMES}
+        return results, {**details, "raw_output": judgement.raw}
+    scores = trace_scores(
+        judgement.value,
+        ctx.sample.sentences,
+        mode=options.trace_mode,
+        relevance_normalizer=options.relevance_normalizer,
+    )
+    results = scores.results()
+    probability = judgement.notes.get("adherence_probability")
+    if probability is not None:
+        results["adherence_probability"] = MetricResult(
+            name="adherence_probability",
+            score=probability,
+            reason="The judge's calibrated probability that every response sentence is supported.",
+        )
+    details.update(
+        scores.details,
+        overall_supported=scores.overall_supported,
+        fully_supported_sentences=scores.fully_supported_sentences,
+        partially_supported_sentences=scores.partially_supported_sentences,
+        unsupported_sentences=scores.unsupported_sentences,
+    )
+    return results, details
+
+
+def score_metric(spec: MetricSpec, ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
+    """Score one metric of a sample: ``undetermined`` without a call when it lacks the evidence it needs.
+
+    The one place where missing evidence is decided: a metric that ``needs_contexts`` on a sample without
+    contexts gets every score ``undetermined`` with the reason (``ctx.options.no_contexts_reason``).
+    """
+    if spec.needs_contexts and not ctx.has_contexts:
+        reason = ctx.options.no_contexts_reason
+        results = {name: MetricResult(name=name, status="undetermined", reason=reason) for name in spec.scores}
+        details = {
+            "judge": ctx.judge.name,
+            "scoring_mode": ctx.mode,
+            "judgements": [],
+            "usage": JudgeUsage().to_dict(),
+            "missing_evidence": "contexts",
+        }
+        return results, details
+    return spec.score(ctx)

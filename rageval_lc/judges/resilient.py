@@ -33,7 +33,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -42,7 +42,20 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rageval_lc.judges import base
-from rageval_lc.judges.base import JUDGEMENTS, Judge, Judgement, JudgeUsage
+from rageval_lc.judges.base import (
+    AnswerLabel,
+    BaseJudge,
+    ClaimVerdict,
+    ContextVerdict,
+    FactualAccuracyVerdict,
+    FullAssessment,
+    Judge,
+    Judgement,
+    JudgeUsage,
+    ReferenceAssessment,
+    RubricScore,
+    StatementVerdict,
+)
 from rageval_lc.judges.checks import cap_raw, judgement_problem
 from rageval_lc.schema import RagSample, TraceLabels
 
@@ -174,7 +187,7 @@ class JudgeCache:
         )
 
 
-class ResilientJudge:
+class ResilientJudge(BaseJudge):
     """Wraps a judge with a rate limit, a per-call timeout, retries with backoff and a disk cache.
 
     Args:
@@ -207,7 +220,7 @@ class ResilientJudge:
         self.backoff_s = backoff_s
         self.cache = JudgeCache(cache) if isinstance(cache, (str, Path)) else cache
         self._sleep = sleep
-        if timeout_s and callable(getattr(judge, "set_transport_timeout", None)):
+        if timeout_s:
             judge.set_transport_timeout(timeout_s)
         self._identity = _identity(judge)
 
@@ -221,16 +234,32 @@ class ResilientJudge:
         """The wrapped judge's judgements."""
         return self.judge.supports
 
-    def __getattr__(self, attribute: str) -> Any:
-        inner = getattr(self.judge, attribute)
-        if attribute in JUDGEMENTS and callable(inner):
-            return lambda *args, **kwargs: self._call(attribute, inner, args, kwargs)
-        return inner
+    @property
+    def encoder(self) -> Any:  # type: ignore[override]
+        """The wrapped judge's encoder (None for most)."""
+        return self.judge.encoder
+
+    def prepare(self, samples: Sequence[RagSample]) -> None:
+        """As the wrapped judge."""
+        self.judge.prepare(samples)
+
+    def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:
+        """As the wrapped judge."""
+        return self.judge.estimate_prompt_tokens(judgement, sample)
+
+    def cache_identity(self) -> dict[str, Any]:
+        """As the wrapped judge."""
+        return self.judge.cache_identity()
+
+    def set_transport_timeout(self, seconds: float) -> None:
+        """As the wrapped judge."""
+        self.judge.set_transport_timeout(seconds)
 
     def _call(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
-        key = self._key(name, args, kwargs) if self.cache is not None else None
-        if key is not None:
-            cached = self.cache.get(key, name)  # type: ignore[union-attr]
+        cache = self.cache
+        key = self._key(name, args, kwargs) if cache is not None else None
+        if cache is not None and key is not None:
+            cached = cache.get(key, name)
             if cached is not None and _usable(name, cached, method, args, kwargs):
                 return cached
         usage = JudgeUsage()
@@ -248,8 +277,8 @@ class ResilientJudge:
             self._sleep(delay * (1.0 + 0.1 * ((attempt * 7919) % 10) / 10))
         notes = {**judgement.notes, "calls_attempted": attempt} if attempt > 1 else judgement.notes
         result = judgement.model_copy(update={"usage": usage, "notes": notes, "raw": cap_raw(judgement.raw)})
-        if key is not None:
-            self.cache.put(key, result)  # type: ignore[union-attr]
+        if cache is not None and key is not None:
+            cache.put(key, result)
         return result
 
     def _attempt(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
@@ -280,9 +309,58 @@ class ResilientJudge:
         """As the wrapped judge (before retries)."""
         return self.judge.planned_calls(judgement)
 
+    # --- every judgement through the wrapper (rate limit, timeout, retries, cache) -----------------
+
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """TRACe labels through the wrapper."""
         return self._call("trace_labels", self.judge.trace_labels, (sample,), {})
+
+    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
+        """Claims through the wrapper."""
+        return self._call("extract_claims", self.judge.extract_claims, (question, answer), {})
+
+    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
+        """Claim verdicts through the wrapper."""
+        return self._call("verify_claims", self.judge.verify_claims, (claims, contexts), {})
+
+    def context_relevance(
+        self, question: str, contexts: Sequence[str], reference: str | None = None
+    ) -> Judgement[list[ContextVerdict]]:
+        """Context verdicts through the wrapper."""
+        return self._call("context_relevance", self.judge.context_relevance, (question, contexts, reference), {})
+
+    def attribute_reference(
+        self, question: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[list[StatementVerdict]]:
+        """Reference statements through the wrapper."""
+        return self._call("attribute_reference", self.judge.attribute_reference, (question, reference, contexts), {})
+
+    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
+        """Generated questions through the wrapper."""
+        return self._call("generate_questions", self.judge.generate_questions, (answer,), {"n": n})
+
+    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
+        """The relevance rubric through the wrapper."""
+        return self._call("rate_answer_relevance", self.judge.rate_answer_relevance, (question, answer), {})
+
+    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
+        """GEval's criteria through the wrapper."""
+        return self._call("factual_accuracy", self.judge.factual_accuracy, (question, answer, reference), {})
+
+    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
+        """CORRECT / WRONG through the wrapper."""
+        return self._call("classify_answer", self.judge.classify_answer, (question, answer, reference), {})
+
+    def assess_reference(
+        self, question: str, answer: str, reference: str, contexts: Sequence[str]
+    ) -> Judgement[ReferenceAssessment]:
+        """The reference assessment through the wrapper."""
+        args = (question, answer, reference, contexts)
+        return self._call("assess_reference", self.judge.assess_reference, args, {})
+
+    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
+        """The fused assessment through the wrapper."""
+        return self._call("assess_all", self.judge.assess_all, (sample,), {"n": n})
 
 
 def _start_abandonable(method: Callable[..., Any], args: tuple, kwargs: dict) -> Future[Any]:
@@ -322,16 +400,7 @@ def _usable(name: str, cached: Judgement[Any], method: Callable[..., Any], args:
 
 def _identity(judge: Any) -> str:
     """The judge's name plus whatever shapes its answers (a DSPy judge's LM settings and module state)."""
-    parts: list[Any] = [getattr(judge, "name", type(judge).__name__), type(judge).__name__]
-    describe = getattr(judge, "cache_identity", None)
-    modules = getattr(judge, "modules", None)
-    if callable(describe):
-        parts.append(describe())
-    elif isinstance(modules, dict):
-        try:
-            parts.append({k: m.dump_state() for k, m in modules.items()})
-        except Exception:
-            parts.append(sorted(modules))
+    parts: list[Any] = [judge.name, type(judge).__name__, judge.cache_identity()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 

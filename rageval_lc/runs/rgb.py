@@ -128,7 +128,7 @@ class RgbRun:
 
     def report(self) -> str:
         """A readable table of the results."""
-        from rageval_lc.report import format_table
+        from rageval_lc.reports.summary import format_table
 
         table = []
         for r in self.results:

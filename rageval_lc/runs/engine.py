@@ -1,7 +1,7 @@
 """The batch engine: score many samples with bounded concurrency, and never lose one.
 
 :func:`evaluate` scores samples on worker threads (``concurrency`` at a time), through a
-:class:`~rageval_lc.resilience.ResilientJudge` (rate limit, per-call timeout, retries with backoff, disk
+:class:`~rageval_lc.judges.resilient.ResilientJudge` (rate limit, per-call timeout, retries with backoff, disk
 cache), with the judgements of each sample shared across its metrics. A sample that cannot be scored
 becomes a result whose statuses are ``error`` with the reason; the run goes on. Threads, not an event
 loop: it is safe to call from inside a running loop (a notebook, a web server), and :func:`aevaluate`
@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rageval_lc.evaluators import SampleResult, evaluate_sample, parse_metrics
-from rageval_lc.report import ScoreSummary, row_outcome, summarize
+from rageval_lc.judges.base import Judge
+from rageval_lc.reports.summary import ScoreSummary, row_outcome, summarize
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.registry import parse_metrics
+from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
 __all__ = ["EvaluationRun", "aevaluate", "evaluate", "make_resilient", "prepared", "scored_as_completed"]
 
@@ -63,20 +65,16 @@ def scored_as_completed(items: Iterable[T], score: Callable[[T], R], *, concurre
                 yield pending.pop(future), future.result()
 
 
-def prepared(items: Iterable[T], judge: Any, sample_of: Callable[[T], Any], *, chunk: int = 256) -> Iterator[T]:
-    """Yield ``items``, first letting the judge prepare each chunk (``judge.prepare(samples)``, when it has one:
-    the local judge encodes a chunk's texts in one batched pass). Preparation failures are ignored."""
-    prepare = getattr(judge, "prepare", None)
-    if not callable(prepare):
-        yield from items
-        return
+def prepared(items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *, chunk: int = 256) -> Iterator[T]:
+    """Yield ``items``, first letting the judge prepare each chunk (``judge.prepare(samples)``: the local
+    judge encodes a chunk's texts in one batched pass). Preparation failures are ignored."""
     buffer: list[T] = []
 
     def flush() -> Iterator[T]:
         samples = [s for s in (sample_of(item) for item in buffer) if isinstance(s, RagSample)]
         try:
             if samples:
-                prepare(samples)
+                judge.prepare(samples)
         except Exception:
             pass
         yield from buffer
@@ -100,7 +98,7 @@ def make_resilient(
 ) -> Any:
     """The judge (a judge, a name, an LM or a chat model) wrapped in a :class:`ResilientJudge`."""
     from rageval_lc.judges.factory import resolve_judge
-    from rageval_lc.resilience import ResilientJudge
+    from rageval_lc.judges.resilient import ResilientJudge
 
     resolved = resolve_judge(judge)
     if isinstance(resolved, ResilientJudge):
@@ -120,7 +118,7 @@ class EvaluationRun:
     """What :func:`evaluate` returns: one result per sample, in input order, and the summaries.
 
     ``failed`` counts the samples with any ``error`` score (unreadable, or the judge failed);
-    ``undetermined`` those without any ``ok`` score (see :func:`~rageval_lc.report.row_outcome`).
+    ``undetermined`` those without any ``ok`` score (see :func:`~rageval_lc.reports.summary.row_outcome`).
     """
 
     results: list[SampleResult] = field(default_factory=list)
@@ -165,7 +163,7 @@ def evaluate(
             LangChain chat model; None: the offline judge.
         concurrency: samples scored at once (threads).
         requests_per_minute, timeout_s, retries, backoff_s, cache_dir: see
-            :class:`~rageval_lc.resilience.ResilientJudge`.
+            :class:`~rageval_lc.judges.resilient.ResilientJudge`.
         progress: show a progress bar on stderr.
         on_result: called with each result as it completes (in completion order).
         **options: ``scoring_mode``, ``trace_mode``, ``relevance_normalizer``, ``embeddings``.

@@ -23,13 +23,13 @@ from typing import Any
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, is_ragbench_row, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
-from rageval_lc.error_text import error_text
-from rageval_lc.evaluators import evaluate_sample
+from rageval_lc.errors import error_text
 from rageval_lc.files import decode_line
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.agreement import AgreementRecord, AgreementReport, judge_agreement
 from rageval_lc.metrics.trace import TRACE_METRICS, TraceMode, trace_scores
-from rageval_lc.report import format_table
+from rageval_lc.reports.summary import format_table
+from rageval_lc.scoring.sample import evaluate_sample
 
 __all__ = ["AgreementRun", "agreement_run", "format_agreement"]
 

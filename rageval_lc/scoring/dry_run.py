@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rageval_lc.evaluators import get_metric, parse_metrics
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.schema import RagSample
-from rageval_lc.sharing import CONTEXT_JUDGEMENTS, REFERENCE_JUDGEMENTS, planned_judgements
+from rageval_lc.scoring.judgements import planned_judgements
+from rageval_lc.scoring.plan import CONTEXT_JUDGEMENTS, REFERENCE_JUDGEMENTS
+from rageval_lc.scoring.registry import get_metric, parse_metrics
 
 __all__ = ["CallPlan", "plan_calls"]
 
@@ -50,14 +51,13 @@ def plan_calls(
     """
     needed = planned_judgements(parse_metrics(metrics), scoring_mode, judge)
     samples = list(samples)
-    estimate = getattr(judge, "estimate_prompt_tokens", None)
     plans = []
     for judgement, names in needed.items():
         applies = [s for s in samples if _applies(judgement, names, s)]
         per_sample = judge.planned_calls(judgement)
         tokens = None
-        if per_sample and callable(estimate):
-            counts = [estimate(judgement, sample) for sample in applies]
+        if per_sample:
+            counts = [judge.estimate_prompt_tokens(judgement, sample) for sample in applies]
             tokens = None if any(c is None for c in counts) else sum(counts)
         plans.append(CallPlan(judgement, tuple(names), per_sample, len(applies), per_sample * len(applies), tokens))
     return plans

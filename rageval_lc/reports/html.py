@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from rageval_lc.report import reference_view, summarize
+from rageval_lc.reports.summary import reference_view, summarize
 
 __all__ = ["MAX_SCORES", "MAX_WORST", "render_html"]
 

@@ -1,32 +1,14 @@
 """One sample's judgements, each made once and shared by every metric that needs it.
 
 Metrics ask a :class:`SampleJudgements` for verdicts (claims, context verdicts, reference statements,
-GEval criteria, the CORRECT/WRONG label, generated questions); which judge calls produce them depends
-on the scoring mode:
-
-========================  ==========================  ===============  ==================================
-metric                    ``shared`` (default)        ``fused``        ``separate``
-========================  ==========================  ===============  ==================================
-trace                     trace_labels                assess_all       trace_labels
-faithfulness              trace_labels (sentences)    assess_all       extract_claims + verify_claims
-context_precision         trace_labels (N contexts)   assess_all       context_relevance (N in one call)
-context_recall            assess_reference            assess_all       attribute_reference
-answer_relevance          generate_questions          assess_all       generate_questions
-factual_accuracy          assess_reference            assess_all       factual_accuracy
-answer_classification     assess_reference            assess_all       classify_answer
-semantic_similarity,      none (embeddings)           none             none
-bert_score
-========================  ==========================  ===============  ==================================
-
-So the whole suite costs at most 3 calls per sample by default and 1 in the fused mode, whatever the
-number of contexts; answer relevance adds one ``rate_answer_relevance`` call only when no question
-could be generated, and a "don't know" answer is classified without a call. A judge that cannot
-generate questions (the local one) rates answer relevance directly. A sample without contexts makes
-none of the judgements only the context metrics use (:data:`CONTEXT_JUDGEMENTS`): those metrics are
-undetermined (see :func:`~rageval_lc.evaluators.score_metric`).
+GEval criteria, the CORRECT/WRONG label, generated questions); which judge calls make each one in each
+scoring mode is the plan's (:mod:`rageval_lc.scoring.plan`), and each is made once per sample however
+many metrics read it. A "don't know" answer is classified without a call; a sample without contexts
+makes none of the judgements only the context metrics use (those metrics are undetermined, see
+:func:`~rageval_lc.scoring.scorers.score_metric`).
 
 Example:
-    >>> from rageval_lc.evaluators import parse_metrics
+    >>> from rageval_lc.scoring import parse_metrics
     >>> from rageval_lc.judges import LabelsJudge
     >>> planned_judgements(parse_metrics("trace,faithfulness,context_precision"), "shared", LabelsJudge())
     {'trace_labels': ['trace', 'faithfulness', 'context_precision']}
@@ -38,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from rageval_lc._validation import check_choice
 from rageval_lc.judges.base import (
@@ -57,6 +39,14 @@ from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, relevant_contexts
 from rageval_lc.metrics.trace import TraceMode, response_support
 from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.scoring.plan import (
+    CONTEXT_JUDGEMENTS,
+    FALLBACKS,
+    REFERENCE_JUDGEMENTS,
+    SCORING_MODES,
+    ScoringMode,
+    route,
+)
 from rageval_lc.text import parse_key
 
 __all__ = [
@@ -69,17 +59,6 @@ __all__ = [
     "ScoringOptions",
     "planned_judgements",
 ]
-
-ScoringMode = Literal["shared", "fused", "separate"]
-SCORING_MODES: tuple[str, ...] = ("shared", "fused", "separate")
-
-#: Judgements that only apply to samples with a reference answer.
-REFERENCE_JUDGEMENTS = frozenset({"assess_reference", "attribute_reference", "factual_accuracy", "classify_answer"})
-
-#: Judgements only the metrics that need contexts make (none is made for a sample without contexts).
-CONTEXT_JUDGEMENTS = frozenset(
-    {"trace_labels", "extract_claims", "verify_claims", "context_relevance", "attribute_reference"}
-)
 
 #: The reason a metric that needs contexts is undetermined on a sample without any.
 NO_CONTEXTS = "No retrieved contexts were given."
@@ -112,7 +91,7 @@ class ScoringOptions:
 
 
 def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) -> dict[str, list[str]]:
-    """Judgement → the metrics that need it, for ``metrics`` (:class:`~rageval_lc.evaluators.MetricSpec`)
+    """Judgement → the metrics that need it, for ``metrics`` (:class:`~rageval_lc.scoring.registry.MetricSpec`)
     in ``scoring_mode`` with ``judge``. A judge that writes no questions rates answer relevance directly.
 
     Raises:
@@ -123,8 +102,8 @@ def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) 
     for spec in metrics:
         metric = spec.name
         for judgement in spec.judgements[scoring_mode]:
-            if judgement == "generate_questions" and judgement not in judge.supports:
-                judgement = "rate_answer_relevance"
+            if judgement not in judge.supports and judgement in FALLBACKS:
+                judgement = FALLBACKS[judgement]
             if judgement not in judge.supports:
                 raise ValueError(unsupported(judge, judgement))
             needed.setdefault(judgement, []).append(metric)
@@ -181,7 +160,7 @@ class SampleJudgements:
             return self.options.embeddings
         from rageval_lc.judges.encoder import CachedEncoder  # numpy only; loads no model
 
-        encoder = getattr(self.judge, "encoder", None)
+        encoder = self.judge.encoder
         if isinstance(encoder, CachedEncoder):
             from rageval_lc.judges.embeddings import EmbeddingScorer
 
@@ -235,13 +214,17 @@ class SampleJudgements:
 
     # --- the judgements metrics ask for -----------------------------------------------------------
 
+    def _via(self, verdict: str) -> str:
+        """The first judgement the plan makes ``verdict`` with in this scoring mode."""
+        return route(verdict, self.mode)[0]
+
     def full(self) -> Judgement[Any]:
         """The fused mode's single call."""
-        return self.make("assess_all", lambda: self.judge.assess_all(self.sample, n=self.options.questions))  # type: ignore[attr-defined]
+        return self.make("assess_all", lambda: self.judge.assess_all(self.sample, n=self.options.questions))
 
     def trace(self) -> Judgement[TraceLabels]:
         """The TRACe labels (from the fused call in fused mode)."""
-        if self.mode == "fused":
+        if self._via("trace") == "assess_all":
             return _derived(self.full(), "trace_labels", lambda v: v.trace)
         return self.make("trace_labels", lambda: self.judge.trace_labels(self.sample))
 
@@ -254,13 +237,13 @@ class SampleJudgements:
         claim, so no verification call is made.
         """
         sample = self.sample
-        if self.mode == "separate":
-            extracted = self.make("extract_claims", lambda: self.judge.extract_claims(sample.question, sample.response))  # type: ignore[attr-defined]
+        if self._via("claims") == "extract_claims":
+            extracted = self.make("extract_claims", lambda: self.judge.extract_claims(sample.question, sample.response))
             if not extracted.ok or not extracted.value:
                 return _derived(extracted, "claims", lambda v: [])
             if not sample.contexts:
                 return Judgement(name="claims", value=_unsupported(extracted.value), reason="There are no contexts.")
-            return self.make("verify_claims", lambda: self.judge.verify_claims(extracted.value, sample.contexts))  # type: ignore[attr-defined]
+            return self.make("verify_claims", lambda: self.judge.verify_claims(extracted.value, sample.contexts))
         sentences = sample.sentences
         claim_keys = [key for key, text in sentences.response if not is_dont_know(text)]
         if not claim_keys:
@@ -288,10 +271,10 @@ class SampleJudgements:
         sample = self.sample
         if not sample.contexts:
             return Judgement(name="context_relevance", value=[], reason="There are no contexts.")
-        if self.mode == "separate":
+        if self._via("contexts") == "context_relevance":
             return self.make(
                 "context_relevance",
-                lambda: self.judge.context_relevance(sample.question, sample.contexts, sample.reference),  # type: ignore[attr-defined]
+                lambda: self.judge.context_relevance(sample.question, sample.contexts, sample.reference),
             )
         labels = self.trace()
         if not labels.ok:
@@ -309,64 +292,64 @@ class SampleJudgements:
     def statements(self) -> Judgement[list[StatementVerdict]]:
         """The reference's statements, each attributed or not to the contexts."""
         sample = self.sample
-        if self.mode == "separate":
+        if self._via("statements") == "attribute_reference":
             return self.make(
                 "attribute_reference",
-                lambda: self.judge.attribute_reference(sample.question, sample.reference or "", sample.contexts),  # type: ignore[attr-defined]
+                lambda: self.judge.attribute_reference(sample.question, sample.reference or "", sample.contexts),
             )
-        return _derived(self._reference(), "attribute_reference", lambda v: v.statements)
+        return _derived(self._reference("statements"), "attribute_reference", lambda v: v.statements)
 
     def accuracy(self) -> Judgement[FactualAccuracyVerdict]:
         """GEval's three criteria against the reference."""
         sample = self.sample
-        if self.mode == "separate":
+        if self._via("accuracy") == "factual_accuracy":
             return self.make(
                 "factual_accuracy",
-                lambda: self.judge.factual_accuracy(sample.question, sample.response, sample.reference or ""),  # type: ignore[attr-defined]
+                lambda: self.judge.factual_accuracy(sample.question, sample.response, sample.reference or ""),
             )
-        return _derived(self._reference(), "factual_accuracy", lambda v: v.accuracy)
+        return _derived(self._reference("accuracy"), "factual_accuracy", lambda v: v.accuracy)
 
     def label(self) -> Judgement[AnswerLabel]:
         """CORRECT or WRONG against the reference."""
         sample = self.sample
-        if self.mode == "separate":
+        if self._via("label") == "classify_answer":
             return self.make(
                 "classify_answer",
-                lambda: self.judge.classify_answer(sample.question, sample.response, sample.reference or ""),  # type: ignore[attr-defined]
+                lambda: self.judge.classify_answer(sample.question, sample.response, sample.reference or ""),
             )
-        reference = self._reference()
+        reference = self._reference("label")
         if reference.ok and reference.value.label is None:
             return Judgement(name="classify_answer", status="undetermined", reason="The judge gave no label.")
         return _derived(reference, "classify_answer", lambda v: v.label)
 
     def questions(self) -> Judgement[list[str]]:
         """Questions the answer would answer (none when the judge cannot generate any)."""
-        if self.mode == "fused":
+        if self._via("questions") == "assess_all":
             return _derived(self.full(), "generate_questions", lambda v: v.questions)
         if "generate_questions" not in self.judge.supports:
             reason = f"The {self.judge.name!r} judge writes no questions."
             return Judgement(name="generate_questions", value=[], reason=reason)
         answer = self.sample.response
-        return self.make("generate_questions", lambda: self.judge.generate_questions(answer, n=self.options.questions))  # type: ignore[attr-defined]
+        return self.make("generate_questions", lambda: self.judge.generate_questions(answer, n=self.options.questions))
 
     def rubric(self) -> Judgement[Any]:
         """The direct 0-1 answer-relevance rubric (the fallback)."""
         sample = self.sample
         return self.make(
             "rate_answer_relevance",
-            lambda: self.judge.rate_answer_relevance(sample.question, sample.response),  # type: ignore[attr-defined]
+            lambda: self.judge.rate_answer_relevance(sample.question, sample.response),
         )
 
-    def _reference(self) -> Judgement[Any]:
+    def _reference(self, verdict: str) -> Judgement[Any]:
         sample = self.sample
-        if self.mode == "fused":
+        if self._via(verdict) == "assess_all":
             full = self.full()
             if full.ok and full.value.reference is None:
                 return Judgement(name="assess_reference", status="undetermined", reason="No reference assessment.")
             return _derived(full, "assess_reference", lambda v: v.reference)
         return self.make(
             "assess_reference",
-            lambda: self.judge.assess_reference(  # type: ignore[attr-defined]
+            lambda: self.judge.assess_reference(
                 sample.question, sample.response, sample.reference or "", sample.contexts
             ),
         )

@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rageval_lc.datasets.rows import sample_from_row
-from rageval_lc.engine import prepared, scored_as_completed
-from rageval_lc.evaluators import RAGAS_FAMILY, SampleResult, evaluate_sample, parse_metrics
 from rageval_lc.files import decode_line, jsonl_line, line_sha256
 from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.trace import TraceMode
-from rageval_lc.report import ScoreSummary, reference_view, row_outcome, summarize
-from rageval_lc.sharing import ScoringMode
+from rageval_lc.reports.summary import ScoreSummary, reference_view, row_outcome, summarize
+from rageval_lc.runs.engine import prepared, scored_as_completed
+from rageval_lc.scoring.judgements import ScoringMode
+from rageval_lc.scoring.registry import RAGAS_FAMILY, parse_metrics
+from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
 __all__ = [
     "FailedRow",
@@ -149,7 +150,7 @@ def evaluate_lines(
         out: where result lines go; each is written whole and flushed (U+2028, U+2029 and U+0085
             escaped, so that no line splitter cuts a row).
         metrics, judge, trace_mode, relevance_normalizer, scoring_mode, embeddings: as for
-            :func:`~rageval_lc.evaluators.evaluate_sample`.
+            :func:`~rageval_lc.scoring.sample.evaluate_sample`.
         concurrency: rows scored at once (threads).
         skip: keys (:func:`row_key`) of rows already scored, which are not scored again (``--resume``).
         kept: the rows already in the output (:func:`kept_rows`), counted in the report's figures

@@ -1,0 +1,192 @@
+"""The metric registry: every metric the CLI and the adapters know is one :class:`MetricSpec` in
+:data:`REGISTRY`; nothing lists metrics by hand elsewhere.
+
+Example:
+    >>> [spec.name for spec in parse_metrics("trace, faithfulness")]
+    ['trace', 'faithfulness']
+    >>> REGISTRY["context_precision"].scores
+    ('context_precision', 'context_precision_at_k')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from rageval_lc.metrics.trace import TRACE_METRICS, TRACE_SCORE_NAMES
+from rageval_lc.schema import MetricResult
+from rageval_lc.scoring import scorers
+from rageval_lc.scoring.judgements import SampleJudgements
+from rageval_lc.scoring.plan import SCORING_MODES, metric_judgements
+
+__all__ = ["RAGAS_FAMILY", "REGISTRY", "MetricSpec", "get_metric", "parse_metrics"]
+
+
+ScoreFn = Callable[[SampleJudgements], tuple[dict[str, MetricResult], dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """What one metric (or metric family scored in one pass) produces and needs.
+
+    Attributes:
+        name: the name used on the command line (``--metrics``).
+        scores: the score names it reports, each in [0, 1], higher is better.
+        requires: sample fields that must be non-empty.
+        description: one line for help texts.
+        score: scores a sample from its shared judgements: one result per name in ``scores`` and details.
+        needs_reference: True when it is undetermined on a sample without a reference answer.
+        needs_contexts: True when it is undetermined on a sample without retrieved contexts (none, or
+            only blank ones): :func:`evaluate_sample` then calls no judge for it and gives every score
+            ``undetermined`` with the reason.
+        headline: the scores an integration reports as this metric's own (LangSmith feedback keys).
+            Default: all ``scores``.
+    """
+
+    name: str
+    scores: tuple[str, ...]
+    requires: tuple[str, ...]
+    description: str
+    score: ScoreFn
+    needs_reference: bool = False
+    needs_contexts: bool = False
+    headline: tuple[str, ...] = ()
+
+    @property
+    def judgements(self) -> dict[str, tuple[str, ...]]:
+        """Per scoring mode (``shared``, ``fused``, ``separate``), the judgements it consumes (from the plan)."""
+        return {mode: metric_judgements(self.name, mode) for mode in SCORING_MODES}
+
+    @property
+    def headlines(self) -> tuple[str, ...]:
+        """The scores integrations report (LangSmith feedback keys)."""
+        return self.headline or self.scores
+
+    @property
+    def single(self) -> str:
+        """The one score that stands for the metric (a LangChain evaluator's ``score``, a DSPy metric's value)."""
+        return "average" if "average" in self.scores else self.headlines[0]
+
+
+_RAGAS_PARTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance")
+_SPECS = (
+    MetricSpec(
+        name="trace",
+        scores=TRACE_SCORE_NAMES,
+        requires=("question",),
+        description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
+        score=scorers.score_trace,
+        needs_contexts=True,
+        headline=TRACE_METRICS,
+    ),
+    MetricSpec(
+        name="faithfulness",
+        scores=("faithfulness",),
+        requires=(),
+        description="Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
+        score=scorers.score_faithfulness,
+        needs_contexts=True,
+    ),
+    MetricSpec(
+        name="context_precision",
+        scores=("context_precision", "context_precision_at_k"),
+        requires=(),
+        description="Share of relevant contexts, and its rank-aware form (mean precision@k).",
+        score=scorers.score_context_precision,
+        needs_contexts=True,
+    ),
+    MetricSpec(
+        name="context_recall",
+        scores=("context_recall",),
+        requires=(),
+        description="Reference statements attributable to the contexts / reference statements.",
+        score=scorers.score_context_recall,
+        needs_reference=True,
+        needs_contexts=True,
+    ),
+    MetricSpec(
+        name="answer_relevance",
+        scores=("answer_relevance",),
+        requires=(),
+        description="Similarity of the question to questions generated from the answer (rubric fallback).",
+        score=scorers.score_answer_relevance,
+    ),
+    MetricSpec(
+        name="factual_accuracy",
+        scores=("factual_accuracy",),
+        requires=(),
+        description="GEval: 0.5 correctness + 0.3 completeness + 0.2 consistency against the reference; grade A-E.",
+        score=scorers.score_factual_accuracy,
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="answer_classification",
+        scores=("answer_classification",),
+        requires=(),
+        description="CORRECT / WRONG against the reference, DON'T KNOW on an uncertainty phrase (1.0 = correct).",
+        score=scorers.score_answer_classification,
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="semantic_similarity",
+        scores=("semantic_similarity",),
+        requires=(),
+        description="max(0, cosine) of answer and reference embeddings (no LLM).",
+        score=scorers.score_semantic_similarity,
+        needs_reference=True,
+    ),
+    MetricSpec(
+        name="bert_score",
+        scores=("bert_score_precision", "bert_score_recall", "bert_score_f1"),
+        requires=(),
+        description="BERTScore from the embedding model's token vectors (no LLM).",
+        score=scorers.score_bert_score,
+        needs_reference=True,
+        headline=("bert_score_f1", "bert_score_precision", "bert_score_recall"),
+    ),
+)
+_BY_NAME = {spec.name: spec for spec in _SPECS}
+
+
+def _score_ragas(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
+    """The composite, each part scored through :func:`score_metric` (a part missing its evidence is left out)."""
+    return scorers.score_ragas(ctx, {part: partial(scorers.score_metric, _BY_NAME[part]) for part in _RAGAS_PARTS})
+
+
+_SPECS += (
+    MetricSpec(
+        name="ragas_score",
+        scores=("ragas_score",),
+        requires=(),
+        description="RAGAS composite: 0.3 faithfulness, 0.2 precision, 0.2 recall, 0.3 relevance (renormalised).",
+        score=_score_ragas,
+    ),
+)
+REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
+#: The reference document's family (its report view renders these 0-100).
+RAGAS_FAMILY: tuple[str, ...] = tuple(name for name in REGISTRY if name != "trace")
+
+
+def get_metric(name: str) -> MetricSpec:
+    """Return the spec of a registered metric.
+
+    Raises:
+        ValueError: If no metric has that name (the message lists those that do).
+    """
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        msg = f"Unknown metric {name!r}. Known metrics: {', '.join(sorted(REGISTRY))}."
+        raise ValueError(msg) from None
+
+
+def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
+    """Parse ``"trace,faithfulness"`` (or a list of names) into specs, in order, without duplicates."""
+    names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else [str(m).strip() for m in metrics]
+    names = [n for n in dict.fromkeys(names) if n]
+    if not names:
+        msg = "At least one metric is required (e.g. 'trace')."
+        raise ValueError(msg)
+    return [get_metric(n) for n in names]
