@@ -12,7 +12,17 @@ from typing import Any
 from rageval_lc.judges.base import JUDGEMENTS, BaseJudge, Judge, Judgement, JudgeUsage
 from rageval_lc.judges.labels import LabelsJudge
 
-__all__ = ["JUDGEMENTS", "BaseJudge", "DspyJudge", "Judge", "JudgeUsage", "Judgement", "LabelsJudge", "LocalJudge", "make_judge"]
+__all__ = [
+    "JUDGEMENTS",
+    "BaseJudge",
+    "DspyJudge",
+    "Judge",
+    "JudgeUsage",
+    "Judgement",
+    "LabelsJudge",
+    "LocalJudge",
+    "make_judge",
+]
 
 _LAZY = {
     "DspyJudge": "rageval_lc.judges.dspy_judge",
