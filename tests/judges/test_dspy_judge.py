@@ -297,3 +297,55 @@ def test_the_caching_adapter_sends_the_same_prompt_as_dspys() -> None:
         assert caching.format_system_message(signature) == expected  # from the cache
     renamed = SIGNATURES["trace_labels"].with_instructions("Label the sentences.")
     assert "Label the sentences." in caching.format_system_message(renamed)  # a compiled signature: a new entry
+
+
+# Fingerprints of every judgement's module state, Signature (instructions, fields and their types) and the
+# system message DSPy's ChatAdapter renders from it, recorded before the modules were generated from a table:
+# compiled judges and cache keys depend on them, so any change to the prompts must be deliberate.
+PROMPT_FINGERPRINTS = {
+    "trace_labels/False": "aba5cb596801cb2f",
+    "trace_labels/True": "da0b541b937abe53",
+    "extract_claims/False": "05667638d3c73b4f",
+    "extract_claims/True": "6677ec2f71bbc64b",
+    "verify_claims/False": "4f20d0ffbd353201",
+    "verify_claims/True": "44e04383b09d65d6",
+    "context_relevance/False": "9d99fffa0ad7aa7c",
+    "context_relevance/True": "8eefee458862d402",
+    "attribute_reference/False": "3e42e718261bc117",
+    "attribute_reference/True": "2642f0386b9dcc0f",
+    "generate_questions/False": "c0d224f661a6b5ad",
+    "generate_questions/True": "ecdbd44a98b679f4",
+    "rate_answer_relevance/False": "d333948a737d1388",
+    "rate_answer_relevance/True": "0cef7e36c94bf56a",
+    "factual_accuracy/False": "6e58cd40aa880c11",
+    "factual_accuracy/True": "2dd83b3ae6159cd3",
+    "classify_answer/False": "66e70ebfcd1ff7a6",
+    "classify_answer/True": "dadea1a632ec738a",
+    "assess_reference/False": "ecb2805014779421",
+    "assess_reference/True": "654f08e5a26c46b3",
+    "assess_all/False": "44be073d156c596f",
+    "assess_all/True": "f1953671af656f59",
+}
+
+
+@pytest.mark.parametrize("key", sorted(PROMPT_FINGERPRINTS))
+def test_prompts_and_module_state_are_unchanged(key: str) -> None:
+    import hashlib
+
+    import dspy
+    from dspy.utils import DummyLM
+
+    from rageval_lc.judges.signatures import SIGNATURES
+
+    name, cot = key.split("/")
+    module = DspyJudge(DummyLM([]), chain_of_thought=cot == "True").modules[name]
+    signature = SIGNATURES[name]
+    payload = {
+        "class": type(module).__name__,
+        "state": module.dump_state(),
+        "instructions": signature.instructions,
+        "fields": {k: [repr(f.annotation), f.json_schema_extra] for k, f in signature.model_fields.items()},
+        "system": dspy.ChatAdapter().format_system_message(module.predictors()[0].signature),
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    assert digest == PROMPT_FINGERPRINTS[key]
