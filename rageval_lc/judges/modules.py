@@ -67,86 +67,48 @@ class PredictJudge(dspy.Module):
         return self.predict(**inputs)
 
 
-class TraceLabellingJudge(PredictJudge):
-    """All TRACe labels of a sample in one call."""
-
-    signature = signatures.TraceLabelling
-
-
-class ClaimExtractionJudge(PredictJudge):
-    """The atomic claims of an answer."""
-
-    signature = signatures.ClaimExtraction
-
-
-class ClaimVerificationJudge(PredictJudge):
-    """Every claim checked against the contexts in one call."""
-
-    signature = signatures.ClaimVerification
-
-
-class ContextRelevanceJudge(PredictJudge):
-    """Every context judged for relevance in one call."""
-
-    signature = signatures.ContextRelevance
-
-
-class ReferenceAttributionJudge(PredictJudge):
-    """Reference statements extracted and attributed to the contexts in one call."""
-
-    signature = signatures.ReferenceAttribution
-
-
-class QuestionGenerationJudge(PredictJudge):
-    """Questions the answer would answer."""
-
-    signature = signatures.QuestionGeneration
-
-
-class AnswerRelevanceRubricJudge(PredictJudge):
-    """A direct 0-1 answer-relevance score."""
-
-    signature = signatures.AnswerRelevanceRubric
-
-
-class FactualAccuracyJudge(PredictJudge):
-    """GEval's three criteria against a reference."""
-
-    signature = signatures.FactualAccuracy
-
-
-class AnswerClassificationJudge(PredictJudge):
-    """CORRECT or WRONG against a reference."""
-
-    signature = signatures.AnswerClassification
-
-
-class ReferenceComparisonJudge(PredictJudge):
-    """Reference statements with attribution, GEval's criteria and CORRECT/WRONG in one call."""
-
-    signature = signatures.ReferenceComparison
-
-
-class CompleteAssessmentJudge(PredictJudge):
-    """Every judgement of a sample in one call (the fused mode)."""
-
-    signature = signatures.CompleteAssessment
-
-
-#: Judgement name → Module class.
-JUDGE_MODULES: dict[str, type[PredictJudge]] = {
-    "trace_labels": TraceLabellingJudge,
-    "extract_claims": ClaimExtractionJudge,
-    "verify_claims": ClaimVerificationJudge,
-    "context_relevance": ContextRelevanceJudge,
-    "attribute_reference": ReferenceAttributionJudge,
-    "generate_questions": QuestionGenerationJudge,
-    "rate_answer_relevance": AnswerRelevanceRubricJudge,
-    "factual_accuracy": FactualAccuracyJudge,
-    "classify_answer": AnswerClassificationJudge,
-    "assess_reference": ReferenceComparisonJudge,
-    "assess_all": CompleteAssessmentJudge,
+#: Judgement name → (its Module class's name, what the class judges); the Signature is ``SIGNATURES[name]``.
+_MODULE_TABLE: dict[str, tuple[str, str]] = {
+    "trace_labels": ("TraceLabellingJudge", "All TRACe labels of a sample in one call."),
+    "extract_claims": ("ClaimExtractionJudge", "The atomic claims of an answer."),
+    "verify_claims": ("ClaimVerificationJudge", "Every claim checked against the contexts in one call."),
+    "context_relevance": ("ContextRelevanceJudge", "Every context judged for relevance in one call."),
+    "attribute_reference": (
+        "ReferenceAttributionJudge",
+        "Reference statements extracted and attributed to the contexts in one call.",
+    ),
+    "generate_questions": ("QuestionGenerationJudge", "Questions the answer would answer."),
+    "rate_answer_relevance": ("AnswerRelevanceRubricJudge", "A direct 0-1 answer-relevance score."),
+    "factual_accuracy": ("FactualAccuracyJudge", "GEval's three criteria against a reference."),
+    "classify_answer": ("AnswerClassificationJudge", "CORRECT or WRONG against a reference."),
+    "assess_reference": (
+        "ReferenceComparisonJudge",
+        "Reference statements with attribution, GEval's criteria and CORRECT/WRONG in one call.",
+    ),
+    "assess_all": ("CompleteAssessmentJudge", "Every judgement of a sample in one call (the fused mode)."),
 }
+
+#: Judgement name → Module class: one :class:`PredictJudge` subclass per judgement, so that each is saved,
+#: loaded and compiled under its own name.
+JUDGE_MODULES: dict[str, type[PredictJudge]] = {
+    judgement: type(
+        class_name,
+        (PredictJudge,),
+        {"signature": signatures.SIGNATURES[judgement], "__doc__": doc, "__module__": __name__},
+    )
+    for judgement, (class_name, doc) in _MODULE_TABLE.items()
+}
+TraceLabellingJudge = JUDGE_MODULES["trace_labels"]
+ClaimExtractionJudge = JUDGE_MODULES["extract_claims"]
+ClaimVerificationJudge = JUDGE_MODULES["verify_claims"]
+ContextRelevanceJudge = JUDGE_MODULES["context_relevance"]
+ReferenceAttributionJudge = JUDGE_MODULES["attribute_reference"]
+QuestionGenerationJudge = JUDGE_MODULES["generate_questions"]
+AnswerRelevanceRubricJudge = JUDGE_MODULES["rate_answer_relevance"]
+FactualAccuracyJudge = JUDGE_MODULES["factual_accuracy"]
+AnswerClassificationJudge = JUDGE_MODULES["classify_answer"]
+ReferenceComparisonJudge = JUDGE_MODULES["assess_reference"]
+CompleteAssessmentJudge = JUDGE_MODULES["assess_all"]
 
 
 class _CallCounter(BaseCallback):
