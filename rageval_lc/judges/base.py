@@ -91,13 +91,9 @@ class JudgeUsage(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready figures."""
-        return {
-            "calls": self.calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total,
-            "estimated_tokens": self.estimated_tokens,
-        }
+        figures = self.model_dump()
+        estimated = figures.pop("estimated_tokens")
+        return {**figures, "total_tokens": self.total, "estimated_tokens": estimated}
 
 
 class Judgement(BaseModel, Generic[T]):

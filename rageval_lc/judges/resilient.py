@@ -42,20 +42,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rageval_lc.judges import base
-from rageval_lc.judges.base import (
-    AnswerLabel,
-    BaseJudge,
-    ClaimVerdict,
-    ContextVerdict,
-    FactualAccuracyVerdict,
-    FullAssessment,
-    Judge,
-    Judgement,
-    JudgeUsage,
-    ReferenceAssessment,
-    RubricScore,
-    StatementVerdict,
-)
+from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage
 from rageval_lc.judges.checks import cap_raw, judgement_problem
 from rageval_lc.schema import RagSample, TraceLabels
 
@@ -319,19 +306,19 @@ class ResilientJudge(BaseJudge):
         """Claims through the wrapper."""
         return self._call("extract_claims", self.judge.extract_claims, (question, answer), {})
 
-    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
+    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[base.ClaimVerdict]]:
         """Claim verdicts through the wrapper."""
         return self._call("verify_claims", self.judge.verify_claims, (claims, contexts), {})
 
     def context_relevance(
         self, question: str, contexts: Sequence[str], reference: str | None = None
-    ) -> Judgement[list[ContextVerdict]]:
+    ) -> Judgement[list[base.ContextVerdict]]:
         """Context verdicts through the wrapper."""
         return self._call("context_relevance", self.judge.context_relevance, (question, contexts, reference), {})
 
     def attribute_reference(
         self, question: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[list[StatementVerdict]]:
+    ) -> Judgement[list[base.StatementVerdict]]:
         """Reference statements through the wrapper."""
         return self._call("attribute_reference", self.judge.attribute_reference, (question, reference, contexts), {})
 
@@ -339,26 +326,26 @@ class ResilientJudge(BaseJudge):
         """Generated questions through the wrapper."""
         return self._call("generate_questions", self.judge.generate_questions, (answer,), {"n": n})
 
-    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
+    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[base.RubricScore]:
         """The relevance rubric through the wrapper."""
         return self._call("rate_answer_relevance", self.judge.rate_answer_relevance, (question, answer), {})
 
-    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
+    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[base.FactualAccuracyVerdict]:
         """GEval's criteria through the wrapper."""
         return self._call("factual_accuracy", self.judge.factual_accuracy, (question, answer, reference), {})
 
-    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
+    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[base.AnswerLabel]:
         """CORRECT / WRONG through the wrapper."""
         return self._call("classify_answer", self.judge.classify_answer, (question, answer, reference), {})
 
     def assess_reference(
         self, question: str, answer: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[ReferenceAssessment]:
+    ) -> Judgement[base.ReferenceAssessment]:
         """The reference assessment through the wrapper."""
         args = (question, answer, reference, contexts)
         return self._call("assess_reference", self.judge.assess_reference, args, {})
 
-    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
+    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[base.FullAssessment]:
         """The fused assessment through the wrapper."""
         return self._call("assess_all", self.judge.assess_all, (sample,), {"n": n})
 

@@ -124,6 +124,23 @@ def completeness(relevant_keys: Sequence[str], utilized_keys: Sequence[str], *, 
     return overlap / len(relevant_keys) if relevant_keys else 1.0
 
 
+#: What :meth:`TraceScores.to_dict` exports, in the order of ``reference/trace_rmse_aggregation.txt``.
+_EXPORTED = (
+    "context_relevance",
+    "context_utilization",
+    "completeness",
+    "adherence",
+    "average",
+    "rmse_aggregation",
+    "overall_supported",
+    "fully_supported_sentences",
+    "partially_supported_sentences",
+    "unsupported_sentences",
+    "adherence_ratio",
+    "mode",
+)
+
+
 class TraceScores(BaseModel):
     """The TRACe scores of one sample, with the counts and explanations behind them.
 
@@ -150,20 +167,7 @@ class TraceScores(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON export of ``reference/trace_rmse_aggregation.txt`` plus the extra fields."""
-        return {
-            "context_relevance": self.context_relevance,
-            "context_utilization": self.context_utilization,
-            "completeness": self.completeness,
-            "adherence": self.adherence,
-            "average": self.average,
-            "rmse_aggregation": self.rmse_aggregation,
-            "overall_supported": self.overall_supported,
-            "fully_supported_sentences": self.fully_supported_sentences,
-            "partially_supported_sentences": self.partially_supported_sentences,
-            "unsupported_sentences": self.unsupported_sentences,
-            "adherence_ratio": self.adherence_ratio,
-            "mode": self.mode,
-        }
+        return {name: getattr(self, name) for name in _EXPORTED}
 
     def results(self) -> dict[str, MetricResult]:
         """Return one :class:`MetricResult` per score in :data:`TRACE_SCORE_NAMES`."""

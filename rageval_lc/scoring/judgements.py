@@ -291,36 +291,33 @@ class SampleJudgements:
 
     def statements(self) -> Judgement[list[StatementVerdict]]:
         """The reference's statements, each attributed or not to the contexts."""
-        sample = self.sample
-        if self._via("statements") == "attribute_reference":
-            return self.make(
-                "attribute_reference",
-                lambda: self.judge.attribute_reference(sample.question, sample.reference or "", sample.contexts),
-            )
-        return _derived(self._reference("statements"), "attribute_reference", lambda v: v.statements)
+        s = self.sample
+        own = lambda: self.judge.attribute_reference(s.question, s.reference or "", s.contexts)  # noqa: E731
+        return self._about_reference("statements", "attribute_reference", own, lambda v: v.statements)
 
     def accuracy(self) -> Judgement[FactualAccuracyVerdict]:
         """GEval's three criteria against the reference."""
-        sample = self.sample
-        if self._via("accuracy") == "factual_accuracy":
-            return self.make(
-                "factual_accuracy",
-                lambda: self.judge.factual_accuracy(sample.question, sample.response, sample.reference or ""),
-            )
-        return _derived(self._reference("accuracy"), "factual_accuracy", lambda v: v.accuracy)
+        s = self.sample
+        own = lambda: self.judge.factual_accuracy(s.question, s.response, s.reference or "")  # noqa: E731
+        return self._about_reference("accuracy", "factual_accuracy", own, lambda v: v.accuracy)
 
     def label(self) -> Judgement[AnswerLabel]:
         """CORRECT or WRONG against the reference."""
-        sample = self.sample
-        if self._via("label") == "classify_answer":
-            return self.make(
-                "classify_answer",
-                lambda: self.judge.classify_answer(sample.question, sample.response, sample.reference or ""),
-            )
-        reference = self._reference("label")
-        if reference.ok and reference.value.label is None:
-            return Judgement(name="classify_answer", status="undetermined", reason="The judge gave no label.")
-        return _derived(reference, "classify_answer", lambda v: v.label)
+        s = self.sample
+        own = lambda: self.judge.classify_answer(s.question, s.response, s.reference or "")  # noqa: E731
+        return self._about_reference("label", "classify_answer", own, lambda v: v.label)
+
+    def _about_reference(
+        self, verdict: str, name: str, own_call: Callable[[], Judgement[Any]], part: Callable[[Any], Any]
+    ) -> Judgement[Any]:
+        """``verdict`` from its own judgement ``name`` where the plan routes it there, else read off the
+        reference assessment (``part`` of it; a part the judge left empty is undetermined)."""
+        if self._via(verdict) == name:
+            return self.make(name, own_call)
+        reference = self._reference(verdict)
+        if reference.ok and part(reference.value) is None:
+            return Judgement(name=name, status="undetermined", reason=f"The judge gave no {verdict}.")
+        return _derived(reference, name, part)
 
     def questions(self) -> Judgement[list[str]]:
         """Questions the answer would answer (none when the judge cannot generate any)."""

@@ -34,9 +34,9 @@ class MetricSpec:
     Attributes:
         name: the name used on the command line (``--metrics``).
         scores: the score names it reports, each in [0, 1], higher is better.
-        requires: sample fields that must be non-empty.
         description: one line for help texts.
         score: scores a sample from its shared judgements: one result per name in ``scores`` and details.
+        requires: sample fields that must be non-empty.
         needs_reference: True when it is undetermined on a sample without a reference answer.
         needs_contexts: True when it is undetermined on a sample without retrieved contexts (none, or
             only blank ones): :func:`evaluate_sample` then calls no judge for it and gives every score
@@ -47,9 +47,9 @@ class MetricSpec:
 
     name: str
     scores: tuple[str, ...]
-    requires: tuple[str, ...]
     description: str
     score: ScoreFn
+    requires: tuple[str, ...] = ()
     needs_reference: bool = False
     needs_contexts: bool = False
     headline: tuple[str, ...] = ()
@@ -73,76 +73,68 @@ class MetricSpec:
 _RAGAS_PARTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance")
 _SPECS = (
     MetricSpec(
-        name="trace",
-        scores=TRACE_SCORE_NAMES,
+        "trace",
+        TRACE_SCORE_NAMES,
+        "TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
+        scorers.score_trace,
         requires=("question",),
-        description="TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
-        score=scorers.score_trace,
         needs_contexts=True,
         headline=TRACE_METRICS,
     ),
     MetricSpec(
-        name="faithfulness",
-        scores=("faithfulness",),
-        requires=(),
-        description="Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
-        score=scorers.score_faithfulness,
+        "faithfulness",
+        ("faithfulness",),
+        "Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
+        scorers.score_faithfulness,
         needs_contexts=True,
     ),
     MetricSpec(
-        name="context_precision",
-        scores=("context_precision", "context_precision_at_k"),
-        requires=(),
-        description="Share of relevant contexts, and its rank-aware form (mean precision@k).",
-        score=scorers.score_context_precision,
+        "context_precision",
+        ("context_precision", "context_precision_at_k"),
+        "Share of relevant contexts, and its rank-aware form (mean precision@k).",
+        scorers.score_context_precision,
         needs_contexts=True,
     ),
     MetricSpec(
-        name="context_recall",
-        scores=("context_recall",),
-        requires=(),
-        description="Reference statements attributable to the contexts / reference statements.",
-        score=scorers.score_context_recall,
+        "context_recall",
+        ("context_recall",),
+        "Reference statements attributable to the contexts / reference statements.",
+        scorers.score_context_recall,
         needs_reference=True,
         needs_contexts=True,
     ),
     MetricSpec(
-        name="answer_relevance",
-        scores=("answer_relevance",),
-        requires=(),
-        description="Similarity of the question to questions generated from the answer (rubric fallback).",
-        score=scorers.score_answer_relevance,
+        "answer_relevance",
+        ("answer_relevance",),
+        "Similarity of the question to questions generated from the answer (rubric fallback).",
+        scorers.score_answer_relevance,
     ),
     MetricSpec(
-        name="factual_accuracy",
-        scores=("factual_accuracy",),
-        requires=(),
-        description="GEval: 0.5 correctness + 0.3 completeness + 0.2 consistency against the reference; grade A-E.",
-        score=scorers.score_factual_accuracy,
+        "factual_accuracy",
+        ("factual_accuracy",),
+        "GEval: 0.5 correctness + 0.3 completeness + 0.2 consistency against the reference; grade A-E.",
+        scorers.score_factual_accuracy,
         needs_reference=True,
     ),
     MetricSpec(
-        name="answer_classification",
-        scores=("answer_classification",),
-        requires=(),
-        description="CORRECT / WRONG against the reference, DON'T KNOW on an uncertainty phrase (1.0 = correct).",
-        score=scorers.score_answer_classification,
+        "answer_classification",
+        ("answer_classification",),
+        "CORRECT / WRONG against the reference, DON'T KNOW on an uncertainty phrase (1.0 = correct).",
+        scorers.score_answer_classification,
         needs_reference=True,
     ),
     MetricSpec(
-        name="semantic_similarity",
-        scores=("semantic_similarity",),
-        requires=(),
-        description="max(0, cosine) of answer and reference embeddings (no LLM).",
-        score=scorers.score_semantic_similarity,
+        "semantic_similarity",
+        ("semantic_similarity",),
+        "max(0, cosine) of answer and reference embeddings (no LLM).",
+        scorers.score_semantic_similarity,
         needs_reference=True,
     ),
     MetricSpec(
-        name="bert_score",
-        scores=("bert_score_precision", "bert_score_recall", "bert_score_f1"),
-        requires=(),
-        description="BERTScore from the embedding model's token vectors (no LLM).",
-        score=scorers.score_bert_score,
+        "bert_score",
+        ("bert_score_precision", "bert_score_recall", "bert_score_f1"),
+        "BERTScore from the embedding model's token vectors (no LLM).",
+        scorers.score_bert_score,
         needs_reference=True,
         headline=("bert_score_f1", "bert_score_precision", "bert_score_recall"),
     ),
@@ -157,11 +149,10 @@ def _score_ragas(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[s
 
 _SPECS += (
     MetricSpec(
-        name="ragas_score",
-        scores=("ragas_score",),
-        requires=(),
-        description="RAGAS composite: 0.3 faithfulness, 0.2 precision, 0.2 recall, 0.3 relevance (renormalised).",
-        score=_score_ragas,
+        "ragas_score",
+        ("ragas_score",),
+        "RAGAS composite: 0.3 faithfulness, 0.2 precision, 0.2 recall, 0.3 relevance (renormalised).",
+        _score_ragas,
     ),
 )
 REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
@@ -182,11 +173,16 @@ def get_metric(name: str) -> MetricSpec:
         raise ValueError(msg) from None
 
 
-def parse_metrics(metrics: str | Iterable[str]) -> list[MetricSpec]:
-    """Parse ``"trace,faithfulness"`` (or a list of names) into specs, in order, without duplicates."""
-    names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else [str(m).strip() for m in metrics]
-    names = [n for n in dict.fromkeys(names) if n]
-    if not names:
+def parse_metrics(metrics: str | Iterable[str | MetricSpec]) -> list[MetricSpec]:
+    """Parse ``"trace,faithfulness"`` (or a list of names or specs) into specs, in order, without duplicates.
+
+    Specs pass through unchanged, so a run parses its metrics once and hands the specs down.
+    """
+    if isinstance(metrics, str):
+        metrics = metrics.split(",")
+    items = [m if isinstance(m, MetricSpec) else str(m).strip() for m in metrics]
+    specs = [m if isinstance(m, MetricSpec) else get_metric(m) for m in dict.fromkeys(items) if m]
+    if not specs:
         msg = "At least one metric is required (e.g. 'trace')."
         raise ValueError(msg)
-    return [get_metric(n) for n in names]
+    return list(dict.fromkeys(specs))
