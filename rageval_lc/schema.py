@@ -146,6 +146,21 @@ def _as_key_list(value: Any) -> list[str]:
     raise TypeError(msg)
 
 
+def _as_optional_key_list(value: Any) -> list[str] | None:
+    """None stays None (the field is absent); anything else as :func:`_as_key_list`."""
+    return None if value is None else _as_key_list(value)
+
+
+def _as_text(value: Any) -> str:
+    """A judge's explanation: None → "", anything else as a string."""
+    return "" if value is None else str(value)
+
+
+def _as_str(value: Any) -> str:
+    """A key given as a number (``1``) → ``"1"``; strings kept as they are."""
+    return value if isinstance(value, str) else str(value)
+
+
 class SentenceSupport(BaseModel):
     """The support verdict for one response sentence (one item of ``sentence_support_information``)."""
 
@@ -156,20 +171,9 @@ class SentenceSupport(BaseModel):
     supporting_sentence_keys: list[str] = Field(default_factory=list)
     fully_supported: bool | None = None
 
-    @field_validator("supporting_sentence_keys", mode="before")
-    @classmethod
-    def _keys(cls, value: Any) -> list[str]:
-        return _as_key_list(value)
-
-    @field_validator("explanation", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> str:
-        return "" if value is None else str(value)
-
-    @field_validator("response_sentence_key", mode="before")
-    @classmethod
-    def _key(cls, value: Any) -> str:
-        return value if isinstance(value, str) else str(value)
+    _keys = field_validator("supporting_sentence_keys", mode="before")(_as_key_list)
+    _text = field_validator("explanation", mode="before")(_as_text)
+    _key = field_validator("response_sentence_key", mode="before")(_as_str)
 
 
 class KeyReport(BaseModel):
@@ -209,20 +213,9 @@ class TraceLabels(BaseModel):
     unsupported_response_sentence_keys: list[str] | None = None
     released: bool = False
 
-    @field_validator("all_relevant_sentence_keys", "all_utilized_sentence_keys", mode="before")
-    @classmethod
-    def _keys(cls, value: Any) -> list[str]:
-        return _as_key_list(value)
-
-    @field_validator("unsupported_response_sentence_keys", mode="before")
-    @classmethod
-    def _optional_keys(cls, value: Any) -> list[str] | None:
-        return None if value is None else _as_key_list(value)
-
-    @field_validator("relevance_explanation", "overall_supported_explanation", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> str:
-        return "" if value is None else str(value)
+    _keys = field_validator("all_relevant_sentence_keys", "all_utilized_sentence_keys", mode="before")(_as_key_list)
+    _optional_keys = field_validator("unsupported_response_sentence_keys", mode="before")(_as_optional_key_list)
+    _text = field_validator("relevance_explanation", "overall_supported_explanation", mode="before")(_as_text)
 
     @field_validator("sentence_support_information", mode="before")
     @classmethod
@@ -352,6 +345,25 @@ class MetricResult(BaseModel):
             msg = f"A {self.status!r} MetricResult carries no score. Got {self.score!r} for {self.name!r}."
             raise ValueError(msg)
         return self
+
+    @property
+    def comment(self) -> str:
+        """The reason as integrations show it: the reason when ``ok``, else ``"<status>: <reason>"``.
+
+        Example:
+            >>> MetricResult(name="context_recall", status="undetermined", reason="No reference.").comment
+            'undetermined: No reference.'
+        """
+        return self.reason if self.status == "ok" else f"{self.status}: {self.reason}"
+
+    def feedback(self, key: str | None = None) -> dict[str, Any]:
+        """LangSmith's feedback shape: ``{"key", "score", "comment"}`` (``key`` defaults to the score's name).
+
+        Example:
+            >>> MetricResult(name="adherence", score=1.0, reason="All supported.").feedback("rageval_adherence")
+            {'key': 'rageval_adherence', 'score': 1.0, 'comment': 'All supported.'}
+        """
+        return {"key": self.name if key is None else key, "score": self.score, "comment": self.comment}
 
 
 RagSample.model_rebuild()

@@ -158,3 +158,35 @@ def test_metric_result_consistency() -> None:
         MetricResult(name="m", score=0.5, status="undetermined")
     with pytest.raises(ValidationError):
         MetricResult(name="m", score=0.5, status="maybe")
+
+
+def test_metric_result_comment_and_feedback_views() -> None:
+    ok = MetricResult(name="faithfulness", score=0.5, reason="1 of 2 claims supported.")
+    assert ok.comment == "1 of 2 claims supported."
+    assert ok.feedback() == {"key": "faithfulness", "score": 0.5, "comment": "1 of 2 claims supported."}
+    assert ok.feedback("rageval_faithfulness")["key"] == "rageval_faithfulness"
+    undetermined = MetricResult(name="context_recall", status="undetermined", reason="Needs a reference.")
+    assert undetermined.comment == "undetermined: Needs a reference."
+    assert undetermined.feedback() == {
+        "key": "context_recall",
+        "score": None,
+        "comment": "undetermined: Needs a reference.",
+    }
+    failed = MetricResult(name="adherence", status="error", reason="ConnectionError: reset")
+    assert failed.comment == "error: ConnectionError: reset"
+    assert "comment" not in failed.model_dump()  # a view, not a field: rows and JSON stay as they were
+
+
+def test_label_validators_coerce_alike_in_both_models() -> None:
+    support = TraceLabels.from_mapping(
+        {
+            "relevance_explanation": None,
+            "all_relevant_sentence_keys": "0a, 0b",
+            "sentence_support_information": [
+                {"response_sentence_key": 1, "explanation": None, "supporting_sentence_keys": "0a 0b"}
+            ],
+        }
+    )
+    entry = support.sentence_support_information[0]
+    assert (entry.response_sentence_key, entry.explanation, entry.supporting_sentence_keys) == ("1", "", ["0a", "0b"])
+    assert (support.relevance_explanation, support.all_relevant_sentence_keys) == ("", ["0a", "0b"])
