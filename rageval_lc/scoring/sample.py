@@ -122,10 +122,10 @@ def evaluate_sample(
     for spec in specs:
         _check_requirements(sample, spec)
     options = ScoringOptions(
-        judge=judge,
-        trace_mode=trace_mode,
-        relevance_normalizer=relevance_normalizer,
-        scoring_mode=scoring_mode,
+        judge,
+        trace_mode,
+        relevance_normalizer,
+        scoring_mode,
         embeddings=embeddings,
         no_contexts_reason=no_contexts_reason,
     )
