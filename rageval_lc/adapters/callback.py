@@ -47,7 +47,6 @@ from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source
 from rageval_lc.adapters.sinks import CallableSink, Sink
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.runs.producers import CALLBACK, PRODUCER_KEY
-from rageval_lc.schema import MetricResult
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
@@ -306,13 +305,8 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             )
 
     def _record(self, key: str, sample: Any, result: SampleResult, project: str | None) -> dict[str, Any]:
-        feedback = []
-        for spec in self.specs:
-            for name in spec.headlines:
-                outcome: MetricResult | None = result.results.get(name)
-                if outcome is not None:
-                    comment = outcome.reason if outcome.status == "ok" else f"{outcome.status}: {outcome.reason}"
-                    feedback.append({"key": name, "score": outcome.score, "comment": comment})
+        headlines = [result.results.get(name) for spec in self.specs for name in spec.headlines]
+        feedback = [outcome.feedback() for outcome in headlines if outcome is not None]
         return {
             PRODUCER_KEY: CALLBACK,
             "run_id": key,

@@ -72,11 +72,11 @@ def dspy_metric(
         if feedback or pred_name is not None:
             import dspy
 
-            text = outcome.reason if outcome.status == "ok" else f"{name} {outcome.status}: {outcome.reason}"
+            text = outcome.comment if outcome.status == "ok" else f"{name} {outcome.comment}"
             return dspy.Prediction(score=value, feedback=text)
         if outcome.score is None:  # a number is needed: say that it stands for no score
             warnings.warn(
-                f"{name} {outcome.status}: {outcome.reason} The DSPy metric returns "
+                f"{name} {outcome.comment} The DSPy metric returns "
                 f"undetermined_score={undetermined_score!r}, which is not a score.",
                 RuntimeWarning,
                 stacklevel=2,

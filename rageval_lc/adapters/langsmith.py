@@ -27,10 +27,7 @@ __all__ = ["feedback_results", "langsmith_evaluator"]
 
 def feedback_results(scorer: MetricScorer, result: SampleResult) -> dict[str, Any]:
     """LangSmith's evaluation-result shape for one metric's results."""
-    items = [
-        {"key": r.name, "score": r.score, "comment": r.reason if r.status == "ok" else f"{r.status}: {r.reason}"}
-        for r in scorer.headlines(result)
-    ]
+    items = [r.feedback() for r in scorer.headlines(result)]
     return items[0] if len(items) == 1 else {"results": items}
 
 
