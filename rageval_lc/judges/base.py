@@ -316,7 +316,7 @@ class BaseJudge:
         >>> class EveryoneRelevant(BaseJudge):
         ...     name, supports = "everyone-relevant", frozenset({"trace_labels"})
         ...     def trace_labels(self, sample):
-        ...         keys = [key for key, _ in sample.sentences.documents]
+        ...         keys = list(sample.sentences.document_keys)
         ...         return Judgement(name="trace_labels", value=TraceLabels(all_relevant_sentence_keys=keys))
         >>> judge = EveryoneRelevant()
         >>> isinstance(judge, Judge), judge.planned_calls("trace_labels")
