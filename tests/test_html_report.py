@@ -96,3 +96,20 @@ def test_html_short_text_is_not_cut() -> None:
     page = render_html(ROWS, title="run")
     assert "…" not in page and "characters cut" not in page
     assert "covidqa_validation:1:gpt" in page
+
+
+def test_worst_row_reason_of_an_aggregate_names_its_two_lowest_parts() -> None:
+    from rageval_lc.reports.html import _why
+
+    row = {
+        "scores": {"faithfulness": 0.9, "context_precision": 0.8, "context_recall": 0.7, "answer_relevance": 0.1,
+                   "ragas_score": 0.61, "context_relevance": 0.2, "context_utilization": 0.4, "completeness": 0.3,
+                   "adherence": 1.0, "average": 0.475},
+        "reason": {"faithfulness": "F", "context_precision": "P", "context_recall": "R",
+                   "answer_relevance": "off-topic", "context_relevance": "CR", "context_utilization": "CU",
+                   "completeness": "C", "adherence": "A"},
+    }  # fmt: skip
+    # the RAGAS composite's parts are the four it weighs (answer relevance 0.3 among them): 0.1 and 0.7 lowest
+    assert _why(row, "ragas_score") == "answer_relevance: off-topic · context_recall: R"
+    # TRACe's average: relevance 0.2 and completeness 0.3 lowest
+    assert _why(row, "average") == "context_relevance: CR · completeness: C"

@@ -25,11 +25,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from rageval_lc.metrics.ragas import RAGAS_WEIGHTS
+from rageval_lc.metrics.trace import TRACE_METRICS
 from rageval_lc.reports.summary import reference_view, summarize
 
 __all__ = ["MAX_SCORES", "MAX_WORST", "render_html"]
 
-TRACE_PROFILE = ("context_relevance", "context_utilization", "completeness", "adherence")
+#: The parts of each aggregate score, whose reasons explain it.
+_AGGREGATE_PARTS = {"average": TRACE_METRICS, "ragas_score": tuple(RAGAS_WEIGHTS)}
 _COLOURS = ("#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584")
 _SKIP_DISTRIBUTION = {"rmse_aggregation"}  # a spread, not a quality score
 MAX_SCORES = 40  # scores in the summary table and the distributions
@@ -83,7 +86,7 @@ def render_html(rows: Sequence[Mapping[str, Any]], *, title: str = "rageval repo
         f"{judge_names} · generated {generated}</p></header><main>",
         _summary_section(summaries),
     ]
-    if all(name in scores for name in TRACE_PROFILE):
+    if all(name in scores for name in TRACE_METRICS):
         parts.append(_trace_profile(rows, summaries))
     view = reference_view(rows) if any(n in scores for n in ("faithfulness", "answer_relevance")) else {}
     if view:
@@ -205,16 +208,16 @@ def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
         group = _group(row)
         if group is None:
             continue
-        for name in TRACE_PROFILE:
+        for name in TRACE_METRICS:
             if (row.get("status") or {}).get(name) == "ok":
                 groups.setdefault(group, {}).setdefault(name, []).append(float(row["scores"][name]))
-    series = [("all rows", {n: means.get(n) for n in TRACE_PROFILE})]
+    series = [("all rows", {n: means.get(n) for n in TRACE_METRICS})]
     for group in sorted(groups)[:7]:
         series.append(
-            (_head(group, 40), {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_PROFILE})
+            (_head(group, 40), {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_METRICS})
         )
     width, height, left, bottom = 900, 240, 40, 40
-    slot = (width - left) / len(TRACE_PROFILE)
+    slot = (width - left) / len(TRACE_METRICS)
     bar_w = min(28.0, (slot - 16) / len(series))
     legend, legend_x, legend_y = [], left, height + 4
     for k, (label, _) in enumerate(series):
@@ -231,7 +234,7 @@ def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
         y = height - bottom - tick * (height - bottom - 10)
         svg.append(f"<line x1='{left}' y1='{y:.1f}' x2='{width}' y2='{y:.1f}' stroke='#eef0f4'/>")
         svg.append(f"<text x='4' y='{y + 4:.1f}' font-size='10' fill='#8395a7'>{tick:.2f}</text>")
-    for m, name in enumerate(TRACE_PROFILE):
+    for m, name in enumerate(TRACE_METRICS):
         x0 = left + m * slot + (slot - bar_w * len(series)) / 2
         for k, (label, values) in enumerate(series):
             value = values.get(name)
@@ -313,9 +316,9 @@ def _why(row: Mapping[str, Any], name: str) -> str:
     reasons = row.get("reason") or {}
     if name == "adherence_probability":  # a bare probability: the adherence verdict says which sentences
         return str(reasons.get("adherence", ""))
-    if name not in ("average", "ragas_score"):
+    parts = _AGGREGATE_PARTS.get(name)
+    if parts is None:
         return str(reasons.get(name, ""))
-    parts = TRACE_PROFILE if name == "average" else ("faithfulness", "context_precision", "context_recall")
     scored = sorted((row["scores"][p], p) for p in parts if isinstance((row.get("scores") or {}).get(p), (int, float)))
     return " · ".join(f"{p}: {reasons.get(p, '')}" for _, p in scored[:2])
 

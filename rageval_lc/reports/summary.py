@@ -140,7 +140,7 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         (93.73, None)
     """
     from rageval_lc.metrics.geval import answer_counts, grade
-    from rageval_lc.metrics.ragas import ragas_score
+    from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, ragas_score
 
     rows = list(rows)
     means = {s.name: s.mean for s in summarize(rows)}
@@ -148,7 +148,7 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     for name, shown in REFERENCE_NAMES.items():
         if name in means:
             view[shown] = None if means[name] is None else round(100 * means[name], 2)
-        parts = {p: means.get(p) for p in ("faithfulness", "context_precision", "context_recall", "answer_relevance")}
+        parts = {p: means.get(p) for p in RAGAS_WEIGHTS}
         if name == "answer_relevance" and any(p in means for p in parts):
             composite = ragas_score(parts)
             view["ragas_score"] = None if composite is None else round(100 * composite, 2)
