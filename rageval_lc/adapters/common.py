@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rageval_lc.judges.factory import resolve_judge
+from rageval_lc.runs.engine import make_resilient
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -167,16 +169,46 @@ def _contexts(value: Any) -> list[Any]:
 class MetricScorer:
     """One metric, its judge and options: scores samples and picks out the results integrations report.
 
+    The judge is wrapped as :func:`rageval_lc.evaluate` wraps it
+    (:func:`~rageval_lc.runs.engine.make_resilient`): a judgement that fails for a transient reason
+    (a timeout, HTTP 429 or 5xx, a dropped connection) is retried, and when it keeps failing its scores
+    are ``error`` results with the reason. Wrapping calls no model and loads none.
+
     Args:
         metric: a metric name of :data:`~rageval_lc.scoring.registry.REGISTRY`.
-        judge: see :func:`resolve_judge`.
+        judge: see :func:`resolve_judge` (None: the offline judge).
+        requests_per_minute, timeout_s, retries, backoff_s, cache_dir: as :func:`rageval_lc.evaluate`
+            (see :class:`~rageval_lc.judges.resilient.ResilientJudge`).
         **options: passed to :func:`~rageval_lc.scoring.sample.evaluate_sample` (``scoring_mode``,
             ``trace_mode``, ``relevance_normalizer``, ``embeddings``).
+
+    Example:
+        >>> scorer = MetricScorer("answer_classification", judge="labels", retries=1)
+        >>> scorer.judge.name, scorer.judge.retries
+        ('labels', 1)
     """
 
-    def __init__(self, metric: str, *, judge: Any = None, **options: Any) -> None:
+    def __init__(
+        self,
+        metric: str,
+        *,
+        judge: Any = None,
+        requests_per_minute: float | None = None,
+        timeout_s: float | None = None,
+        retries: int = 3,
+        backoff_s: float = 1.0,
+        cache_dir: str | Path | None = None,
+        **options: Any,
+    ) -> None:
         self.spec: MetricSpec = get_metric(metric)
-        self.judge = resolve_judge(judge)
+        self.judge = make_resilient(
+            judge,
+            requests_per_minute=requests_per_minute,
+            timeout_s=timeout_s,
+            retries=retries,
+            backoff_s=backoff_s,
+            cache_dir=cache_dir,
+        )
         self.options = options
 
     @property

@@ -51,7 +51,9 @@ def dspy_metric(
             off as a score: the feedback says why, and the float and bool forms warn
             (``RuntimeWarning``, with the reason).
         fields: where the fields sit in the example and the prediction (see :class:`FieldMap`).
-        **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ...
+        **options: ``requests_per_minute``, ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (the judge
+            is wrapped as :func:`rageval_lc.evaluate` wraps it: see :class:`~rageval_lc.adapters.common.MetricScorer`),
+            ``scoring_mode``, ``trace_mode``, ``embeddings``, ... (see ``evaluate_sample``).
 
     Raises:
         ValueError: If the metric or score name is unknown.

@@ -52,7 +52,9 @@ class RagEvaluator(Runnable[dict, dict]):
             a ``dspy.LM`` or a LangChain chat model.
         fields: where ``invoke`` finds the fields in its input dict (default: ``question``, ``contexts``,
             ``response``/``answer``, ``reference``).
-        **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ... (see ``evaluate_sample``).
+        **options: ``requests_per_minute``, ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (the judge
+            is wrapped as :func:`rageval_lc.evaluate` wraps it: see :class:`~rageval_lc.adapters.common.MetricScorer`),
+            ``scoring_mode``, ``trace_mode``, ``embeddings``, ... (see ``evaluate_sample``).
     """
 
     def __init__(

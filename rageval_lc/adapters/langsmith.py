@@ -46,7 +46,9 @@ def langsmith_evaluator(
         judge: see :func:`~rageval_lc.judges.factory.resolve_judge` (None: the offline judge).
         form: ``"outputs"`` for ``(inputs, outputs, reference_outputs)``, ``"run"`` for ``(run, example)``.
         fields: where the question, contexts, answer and reference sit (see :class:`FieldMap`).
-        **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ...
+        **options: ``requests_per_minute``, ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (the judge
+            is wrapped as :func:`rageval_lc.evaluate` wraps it: see :class:`~rageval_lc.adapters.common.MetricScorer`),
+            ``scoring_mode``, ``trace_mode``, ``embeddings``, ... (see ``evaluate_sample``).
 
     Raises:
         ValueError: If the metric or the form is unknown.
