@@ -33,6 +33,12 @@ class EmbeddingScorer:
     def __init__(self, model: Any = None, *, encoder: CachedEncoder | None = None, device: str = "cpu") -> None:
         self.encoder = encoder or CachedEncoder(SentenceTransformerEncoder(model, device=device))
 
+    @property
+    def model_name(self) -> str:
+        """The sentence model's name (its path, or the class of an injected encoder)."""
+        base = self.encoder.encoder
+        return base.name if isinstance(base, SentenceTransformerEncoder) else type(base).__name__
+
     def semantic_similarity(self, answer: str, reference: str) -> float:
         """max(0, cosine) of the two texts' embeddings; 0.0 when either is empty."""
         if not answer.strip() or not reference.strip():

@@ -222,7 +222,7 @@ class ResilientJudge(BaseJudge):
         return self.judge.supports
 
     @property
-    def encoder(self) -> Any:  # type: ignore[override]
+    def encoder(self) -> Any:
         """The wrapped judge's encoder (None for most)."""
         return self.judge.encoder
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_lc._validation import check_choice
 from rageval_lc.judges.base import (
@@ -48,6 +48,9 @@ from rageval_lc.scoring.plan import (
     route,
 )
 from rageval_lc.text import parse_key
+
+if TYPE_CHECKING:
+    from rageval_lc.judges.embeddings import EmbeddingScorer
 
 __all__ = [
     "CONTEXT_JUDGEMENTS",
@@ -154,7 +157,7 @@ class SampleJudgements:
         return self.sample.has_contexts
 
     @property
-    def embeddings(self) -> Any:
+    def embeddings(self) -> EmbeddingScorer:
         """The embedding scorer: the options', the local judge's model, or the packaged model."""
         if self.options.embeddings is not None:
             return self.options.embeddings

@@ -312,8 +312,7 @@ def score_bert_score(ctx: SampleJudgements) -> Scored:
 
 
 def _model_name(ctx: SampleJudgements) -> str:
-    encoder = getattr(getattr(ctx.embeddings, "encoder", None), "encoder", None)
-    return str(getattr(encoder, "name", type(encoder).__name__))
+    return ctx.embeddings.model_name
 
 
 def score_trace(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
