@@ -29,10 +29,20 @@ from typing import Any, TypeVar
 from rageval_lc.judges.base import Judge
 from rageval_lc.reports.summary import ScoreSummary, row_outcome, summarize
 from rageval_lc.schema import RagSample
-from rageval_lc.scoring.registry import parse_metrics
+from rageval_lc.scoring.registry import MetricSpec, parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
-__all__ = ["EvaluationRun", "aevaluate", "evaluate", "make_resilient", "prepared", "scored_as_completed"]
+__all__ = [
+    "EvaluationRun",
+    "Unreadable",
+    "aevaluate",
+    "evaluate",
+    "make_resilient",
+    "metric_specs",
+    "prepared",
+    "score_items",
+    "scored_as_completed",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -85,6 +95,82 @@ def prepared(items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *,
         if len(buffer) >= chunk:
             yield from flush()
     yield from flush()
+
+
+def metric_specs(metrics: str | Iterable[str] | Sequence[MetricSpec]) -> list[MetricSpec]:
+    """The specs of ``metrics``: parsed from names (:func:`~rageval_lc.scoring.registry.parse_metrics`),
+    or passed through when already parsed, so that a run parses its metrics once.
+
+    Example:
+        >>> specs = metric_specs("trace, faithfulness")
+        >>> metric_specs(specs) == specs, [spec.name for spec in specs]
+        (True, ['trace', 'faithfulness'])
+    """
+    if not isinstance(metrics, str):
+        metrics = list(metrics)
+        if metrics and all(isinstance(spec, MetricSpec) for spec in metrics):
+            return metrics  # type: ignore[return-value]
+    return parse_metrics(metrics)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An input that could not be made a sample: why (the exception raised), and its id when one was read."""
+
+    error: BaseException
+    id: str | None = None
+
+
+def score_items(
+    items: Iterable[tuple[T, Any]],
+    specs: Sequence[MetricSpec],
+    judge: Judge,
+    *,
+    concurrency: int = 1,
+    **options: Any,
+) -> Iterator[tuple[T, SampleResult]]:
+    """THE batch loop: score ``(tag, sample)`` items, yielding ``(tag, result)`` in completion order.
+
+    The judge prepares each chunk of samples first (:func:`prepared`); each sample is scored with
+    :func:`~rageval_lc.scoring.sample.evaluate_sample`. An :class:`Unreadable` item, or a sample that
+    cannot be scored, becomes :meth:`SampleResult.failed` (every score ``error``): the run goes on.
+    Items are read lazily; nothing is parsed here (callers parse each input once).
+
+    Args:
+        items: ``(tag, sample)`` pairs; the tag is the caller's (an index, a line number) and comes back
+            with the result; the sample is a :class:`RagSample` or an :class:`Unreadable`.
+        specs: the metrics, parsed once by the caller.
+        judge: a judge (resolved: see :func:`~rageval_lc.judges.factory.resolve_judge`).
+        concurrency: samples scored at once (threads).
+        **options: ``trace_mode``, ``relevance_normalizer``, ``scoring_mode``, ``embeddings``.
+
+    Example:
+        >>> from rageval_lc.judges.labels import LabelsJudge
+        >>> from rageval_lc.scoring.registry import MetricSpec, parse_metrics
+        >>> good = RagSample(id="a", question="Q?", contexts=["A."], response="A.",
+        ...                  labels={"all_relevant_sentence_keys": ["0a"]})
+        >>> items = [(1, good), (2, Unreadable(ValueError("line 2 is not valid JSON"), id="b"))]
+        >>> [(tag, r.id, r.results["context_relevance"].status)
+        ...  for tag, r in score_items(items, parse_metrics("trace"), LabelsJudge())]
+        [(1, 'a', 'ok'), (2, 'b', 'error')]
+    """
+    names = [spec.name for spec in specs]
+
+    def score(item: tuple[T, Any]) -> SampleResult:
+        sample = item[1]
+        if isinstance(sample, Unreadable):
+            return SampleResult.failed(sample.id, specs, sample.error)
+        try:
+            return evaluate_sample(sample, names, judge=judge, **options)
+        except Exception as exc:  # one bad sample must not end the run
+            return SampleResult.failed(getattr(sample, "id", None), specs, exc)
+
+    for (tag, _), result in scored_as_completed(prepared(items, judge, _sample), score, concurrency=concurrency):
+        yield tag, result
+
+
+def _sample(item: tuple[Any, Any]) -> Any:
+    return item[1]
 
 
 def make_resilient(
@@ -171,8 +257,7 @@ def evaluate(
     Raises:
         ValueError: If a metric is unknown or ``concurrency`` < 1 (before any sample is scored).
     """
-    specs = parse_metrics(metrics)
-    names = [s.name for s in specs]
+    specs = metric_specs(metrics)
     resilient = make_resilient(
         judge,
         requests_per_minute=requests_per_minute,
@@ -181,19 +266,10 @@ def evaluate(
         backoff_s=backoff_s,
         cache_dir=cache_dir,
     )
-
-    def score(item: tuple[int, Any]) -> SampleResult:
-        _, sample = item
-        try:
-            return evaluate_sample(sample, names, judge=resilient, **options)
-        except Exception as exc:  # one bad sample must not end the run
-            return SampleResult.failed(getattr(sample, "id", None), specs, exc)
-
     bar = _progress(progress, samples)
     by_index: dict[int, SampleResult] = {}
     try:
-        items = prepared(enumerate(samples), resilient, lambda item: item[1])
-        for (index, _), result in scored_as_completed(items, score, concurrency=concurrency):
+        for index, result in score_items(enumerate(samples), specs, resilient, concurrency=concurrency, **options):
             by_index[index] = result
             if on_result is not None:
                 on_result(result)

@@ -12,7 +12,7 @@ Example:
     ...     '"labels": {"all_relevant_sentence_keys": ["0a"], "unsupported_response_sentence_keys": []}}\\n'
     ...     '{"id": "b", "question": ""}\\n')
     >>> out = io.StringIO()
-    >>> report = evaluate_lines(rows, out, metrics="trace")
+    >>> report = evaluate_lines(rows, out, metrics="trace", judge="labels")
     >>> [json.loads(line)["status"]["adherence"] for line in out.getvalue().splitlines()]
     ['ok', 'error']
     >>> report.failed[0].line
@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -30,12 +30,13 @@ from typing import Any, TextIO
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.files import decode_line, jsonl_line, line_sha256
 from rageval_lc.judges.base import Judge
+from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.metrics.trace import TraceMode
 from rageval_lc.reports.summary import ScoreSummary, reference_view, row_outcome, summarize
-from rageval_lc.runs.engine import prepared, scored_as_completed
+from rageval_lc.runs.engine import Unreadable, metric_specs, score_items
+from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import ScoringMode
-from rageval_lc.scoring.registry import RAGAS_FAMILY, parse_metrics
-from rageval_lc.scoring.sample import SampleResult, evaluate_sample
+from rageval_lc.scoring.registry import RAGAS_FAMILY, MetricSpec
 
 __all__ = [
     "FailedRow",
@@ -43,6 +44,7 @@ __all__ = [
     "completed_keys",
     "evaluate_lines",
     "kept_rows",
+    "parse_line",
     "resume_mismatches",
     "row_key",
     "run_settings",
@@ -98,7 +100,7 @@ def row_key(line_no: int) -> str:
 
 
 def run_settings(
-    metrics: str | Iterable[str] = ("trace",),
+    metrics: str | Iterable[str] | Sequence[MetricSpec] = ("trace",),
     judge: Judge | None = None,
     *,
     trace_mode: TraceMode = "ragbench",
@@ -116,17 +118,37 @@ def run_settings(
         ['faithfulness', 'trace']
     """
     settings = {"judge": getattr(judge, "name", None), **judge_options}
-    settings["metrics"] = sorted(spec.name for spec in parse_metrics(metrics))
+    settings["metrics"] = sorted(spec.name for spec in metric_specs(metrics))
     settings.update(trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=float(relevance_normalizer))
     return json.loads(json.dumps(settings))  # as read back from a row
+
+
+def parse_line(line: str | bytes, line_no: int) -> RagSample | Unreadable:
+    """One input line as a sample, or :class:`~rageval_lc.runs.engine.Unreadable` with why it is not one
+    (not UTF-8, not JSON, not a valid row) and the row's ``id`` when it has one.
+
+    Example:
+        >>> parse_line(b'{"id": 7, "question": ""}', 3).id
+        '7'
+        >>> print(parse_line("[1", 4).error)
+        line 4 is not valid JSON: Expecting ',' delimiter: line 1 column 3 (char 2)
+    """
+    row: Any = None
+    try:
+        row = json.loads(decode_line(line, line_no))
+        return sample_from_row(row)
+    except json.JSONDecodeError as exc:
+        return Unreadable(ValueError(f"line {line_no} is not valid JSON: {exc}"))
+    except Exception as exc:  # any bad row becomes an error row; the run goes on
+        return Unreadable(exc, str(row["id"]) if isinstance(row, dict) and row.get("id") is not None else None)
 
 
 def evaluate_lines(
     lines: Iterable[str | bytes],
     out: TextIO,
     *,
-    metrics: str | Iterable[str] = ("trace",),
-    judge: Judge | None = None,
+    metrics: str | Iterable[str] | Sequence[MetricSpec] = ("trace",),
+    judge: Judge | str | None = None,
     trace_mode: TraceMode = "ragbench",
     relevance_normalizer: float = 20.0,
     scoring_mode: ScoringMode = "shared",
@@ -149,7 +171,9 @@ def evaluate_lines(
             line that is not UTF-8 becomes an ``error`` row; a byte-order mark on line 1 is dropped.
         out: where result lines go; each is written whole and flushed (U+2028, U+2029 and U+0085
             escaped, so that no line splitter cuts a row).
-        metrics, judge, trace_mode, relevance_normalizer, scoring_mode, embeddings: as for
+        metrics: metric names, a comma-separated string, or specs already parsed.
+        judge: as for :func:`~rageval_lc.scoring.sample.evaluate_sample` (None: the offline judge).
+        trace_mode, relevance_normalizer, scoring_mode, embeddings: as for
             :func:`~rageval_lc.scoring.sample.evaluate_sample`.
         concurrency: rows scored at once (threads).
         skip: keys (:func:`row_key`) of rows already scored, which are not scored again (``--resume``).
@@ -161,11 +185,11 @@ def evaluate_lines(
     Raises:
         ValueError: If ``metrics`` names an unknown metric (before any row is read).
     """
-    specs = parse_metrics(metrics)
-    names = [s.name for s in specs]
+    specs = metric_specs(metrics)
+    judge = resolve_judge(judge)
     if settings is None:
         settings = run_settings(
-            names, judge, trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=relevance_normalizer
+            specs, judge, trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=relevance_normalizer
         )
     report = RunReport()
     written: list[dict[str, Any]] = []
@@ -183,47 +207,22 @@ def evaluate_lines(
     for row in kept:
         count(row)
 
-    def rows() -> Iterator[tuple[int, str | bytes]]:
+    def items() -> Iterator[tuple[tuple[int, str | bytes], RagSample | Unreadable]]:
         for line_no, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             if skip and row_key(line_no) in skip:
                 report.skipped += 1
                 continue
-            yield line_no, line
+            yield (line_no, line), parse_line(line, line_no)
 
-    def score(item: tuple[int, str | bytes]) -> SampleResult:
-        line_no, line = item
-        sample_id: str | None = None
-        try:
-            row = json.loads(decode_line(line, line_no))
-            if isinstance(row, dict) and row.get("id") is not None:
-                sample_id = str(row["id"])
-            sample = sample_from_row(row)
-            sample_id = sample.id
-            result = evaluate_sample(
-                sample,
-                names,
-                judge=judge,
-                trace_mode=trace_mode,
-                relevance_normalizer=relevance_normalizer,
-                scoring_mode=scoring_mode,
-                embeddings=embeddings,
-            )
-            return result
-        except Exception as exc:  # one bad row must not end the run
-            if isinstance(exc, json.JSONDecodeError):
-                exc = ValueError(f"line {line_no} is not valid JSON: {exc}")
-            return SampleResult.failed(sample_id, specs, exc)
-
-    def sample_of(item: tuple[int, str | bytes]) -> Any:
-        try:
-            return sample_from_row(json.loads(decode_line(item[1], item[0])))
-        except Exception:
-            return None
-
-    items = prepared(rows(), judge, sample_of)
-    for (line_no, line), result in scored_as_completed(items, score, concurrency=concurrency):
+    options = {
+        "trace_mode": trace_mode,
+        "relevance_normalizer": relevance_normalizer,
+        "scoring_mode": scoring_mode,
+        "embeddings": embeddings,
+    }
+    for (line_no, line), result in score_items(items(), specs, judge, concurrency=concurrency, **options):
         digest = line_sha256(line, line_no)
         output = {"id": result.id, "line": line_no, "input_sha256": digest, "run": settings, **result.to_row()}
         out.write(jsonl_line(output))
