@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -100,19 +101,9 @@ class RagEvaluator(Runnable[dict, dict]):
         sample = self._sample(prediction, reference, input, contexts)
         return evaluation_dict(self.scorer, self.scorer.score(sample))
 
-    async def aevaluate_strings(
-        self,
-        *,
-        prediction: str,
-        reference: str | None = None,
-        input: str | None = None,
-        contexts: list[Any] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        """``evaluate_strings`` off the event loop (judge calls block)."""
-        return await asyncio.to_thread(
-            self.evaluate_strings, prediction=prediction, reference=reference, input=input, contexts=contexts
-        )
+    async def aevaluate_strings(self, **kwargs: Any) -> dict[str, Any]:
+        """:meth:`evaluate_strings` (the same keyword arguments) off the event loop (judge calls block)."""
+        return await asyncio.to_thread(functools.partial(self.evaluate_strings, **kwargs))
 
     def _sample(self, prediction: Any, reference: Any, question: Any, contexts: Any) -> RagSample:
         if question is None:
@@ -145,4 +136,4 @@ class RagEvaluator(Runnable[dict, dict]):
         return evaluation_dict(self.scorer, self.scorer.score(sample))
 
 
-_RESPONSE_KEYS = frozenset({"answer", "response", "output", "result", "prediction", "text", "content"})
+_RESPONSE_KEYS = frozenset(FieldMap().response)

@@ -165,3 +165,12 @@ def test_without_contexts_the_default_judge_gives_undetermined() -> None:
     assert (out["score"], out["status"], out["reasoning"]) == (None, "undetermined", NO_CONTEXTS)
     out = RagEvaluator("context_precision").invoke({"question": "Where is Paris?", "response": "In France."})
     assert out["scores"] == {"context_precision": None, "context_precision_at_k": None}
+
+
+def test_aevaluate_strings_takes_the_same_arguments_as_evaluate_strings() -> None:
+    evaluator = RagEvaluator("answer_classification")
+    args = {"prediction": "I don't know.", "reference": "Paris", "input": "Capital of France?", "contexts": None}
+    assert asyncio.run(evaluator.aevaluate_strings(**args)) == evaluator.evaluate_strings(**args)
+    assert asyncio.run(evaluator.aevaluate_strings(**args))["value"] == "DON'T KNOW"
+    with pytest.raises(ValueError, match="requires a reference answer"):
+        asyncio.run(evaluator.aevaluate_strings(prediction="Paris.", input="Capital of France?"))
