@@ -69,3 +69,135 @@ def bag_of_words_embeddings() -> Any:
     from rageval_lc.judges.embeddings import EmbeddingScorer
 
     return EmbeddingScorer(encoder=CachedEncoder(BagOfWordsEncoder()))
+
+
+# --- a counting judge that makes every judgement (the registry-driven common suite) ---------------
+
+from rageval_lc.judges.base import (  # noqa: E402
+    JUDGEMENTS,
+    AnswerLabel,
+    BaseJudge,
+    ClaimVerdict,
+    ContextVerdict,
+    FactualAccuracyVerdict,
+    FullAssessment,
+    Judgement,
+    JudgeUsage,
+    ReferenceAssessment,
+    RubricScore,
+    StatementVerdict,
+)
+from rageval_lc.schema import RagSample, TraceLabels  # noqa: E402
+from rageval_lc.text import split_sentences  # noqa: E402
+
+
+def canned_trace_labels(sample: RagSample) -> TraceLabels:
+    """TRACe labels for any sample: each document's first sentence relevant, the first one utilized,
+    the first response sentence supported by it and the others unsupported."""
+    sentences = sample.sentences
+    firsts = [doc[0][0] for doc in sentences.documents if doc]
+    support = [
+        {
+            "response_sentence_key": key,
+            "explanation": "canned",
+            "supporting_sentence_keys": firsts[:1] if index == 0 else [],
+            "fully_supported": index == 0 and bool(firsts),
+        }
+        for index, (key, _) in enumerate(sentences.response)
+    ]
+    return TraceLabels(
+        relevance_explanation="canned",
+        all_relevant_sentence_keys=firsts,
+        all_utilized_sentence_keys=firsts[:1],
+        overall_supported=all(s["fully_supported"] for s in support),
+        sentence_support_information=support,
+        unsupported_response_sentence_keys=[s["response_sentence_key"] for s in support if not s["fully_supported"]],
+    )
+
+
+class CountingJudge(BaseJudge):
+    """Makes every judgement of ``JUDGEMENTS`` with valid canned verdicts (every one but
+    ``generate_questions`` when ``questions=False``): one model call each, counted per judgement in ``calls``."""
+
+    def __init__(self, *, questions: bool = True) -> None:
+        self.name = "counting" if questions else "counting-no-questions"
+        self.supports = frozenset(JUDGEMENTS) - (frozenset() if questions else {"generate_questions"})
+        self.calls: Counter = Counter()
+
+    def planned_calls(self, judgement: str) -> int:
+        return 1 if judgement in self.supports else 0
+
+    def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:
+        return 10
+
+    def _made(self, name: str, value: Any) -> Any:
+        if name not in self.supports:
+            return self._cannot(name)
+        self.calls[name] += 1
+        usage = JudgeUsage(calls=1, prompt_tokens=10, completion_tokens=5, estimated_tokens=15)
+        return Judgement(name=name, value=value, attempts=1, usage=usage, reason="canned")
+
+    # --- canned verdicts (no call counted) ---
+
+    @staticmethod
+    def _statements(reference: str, contexts: Any) -> list[StatementVerdict]:
+        return [
+            StatementVerdict(
+                statement=s, attributed=bool(contexts) and i % 2 == 0, context_index=0 if contexts else None
+            )
+            for i, s in enumerate(split_sentences(reference))
+        ]
+
+    @staticmethod
+    def _accuracy() -> FactualAccuracyVerdict:
+        return FactualAccuracyVerdict(correctness=80, completeness=60, consistency=100, overall_reason="canned")
+
+    @staticmethod
+    def _questions(answer: str, n: int) -> list[str]:
+        return [f"Question {i + 1} that '{answer}' answers?" for i in range(n)]
+
+    def _reference(self, reference: str, contexts: Any) -> ReferenceAssessment:
+        label = AnswerLabel(label="CORRECT", reason="canned")
+        return ReferenceAssessment(
+            statements=self._statements(reference, contexts), accuracy=self._accuracy(), label=label
+        )
+
+    # --- the judgements ---
+
+    def trace_labels(self, sample: RagSample) -> Any:
+        return self._made("trace_labels", canned_trace_labels(sample))
+
+    def extract_claims(self, question: str, answer: str) -> Any:
+        return self._made("extract_claims", split_sentences(answer))
+
+    def verify_claims(self, claims: Any, contexts: Any) -> Any:
+        verdicts = [ClaimVerdict(claim=c, supported=i % 2 == 0, reason="canned") for i, c in enumerate(claims)]
+        return self._made("verify_claims", verdicts)
+
+    def context_relevance(self, question: str, contexts: Any, reference: str | None = None) -> Any:
+        verdicts = [ContextVerdict(index=i, relevant=i == 0, reason="canned") for i in range(len(contexts))]
+        return self._made("context_relevance", verdicts)
+
+    def attribute_reference(self, question: str, reference: str, contexts: Any) -> Any:
+        return self._made("attribute_reference", self._statements(reference, contexts))
+
+    def generate_questions(self, answer: str, n: int = 3) -> Any:
+        return self._made("generate_questions", self._questions(answer, n))
+
+    def rate_answer_relevance(self, question: str, answer: str) -> Any:
+        return self._made("rate_answer_relevance", RubricScore(score=0.75, reason="canned"))
+
+    def factual_accuracy(self, question: str, answer: str, reference: str) -> Any:
+        return self._made("factual_accuracy", self._accuracy())
+
+    def classify_answer(self, question: str, answer: str, reference: str) -> Any:
+        return self._made("classify_answer", AnswerLabel(label="CORRECT", reason="canned"))
+
+    def assess_reference(self, question: str, answer: str, reference: str, contexts: Any) -> Any:
+        return self._made("assess_reference", self._reference(reference, contexts))
+
+    def assess_all(self, sample: RagSample, n: int = 3) -> Any:
+        reference = self._reference(sample.reference, sample.contexts) if (sample.reference or "").strip() else None
+        questions = self._questions(sample.response, n) if "generate_questions" in self.supports else []
+        value = FullAssessment(trace=canned_trace_labels(sample), reference=reference, questions=questions)
+        return self._made("assess_all", value)
