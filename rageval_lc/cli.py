@@ -22,13 +22,13 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
 from rageval_lc import __version__
-from rageval_lc.files import LockedOutput, OutputInUseError, decode_line, jsonl_line, raw_lines, same_file, write_atomic
+from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, raw_lines, same_file, write_atomic
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -217,14 +217,7 @@ def _report(args: argparse.Namespace) -> int:
         return _error(f"--html {args.html} is the results file; write the report to another file.")
     rows, bad = [], 0
     try:
-        for line_no, line in raw_lines(args.results):  # split on \n only: U+2028 & co. may sit in strings
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(decode_line(line, line_no))
-            except ValueError:
-                bad += 1
-                continue
+        for _, row in json_rows(args.results):  # split on \n only: U+2028 & co. may sit in strings
             if isinstance(row, dict) and isinstance(row.get("status"), dict):
                 rows.append(row)
             else:
@@ -251,18 +244,18 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _rgb_score(args: argparse.Namespace) -> int:
-    from rageval_lc.metrics.rgb import score_rgb
+    from rageval_lc.metrics.rgb import RgbRow, score_rgb
 
     if _missing(args.input, "input"):
         return 2
     if args.out is not None and same_file(args.input, args.out):
         return _error(f"--out {args.out} is the input file; write the judgements to another file.")
     rows = []
-    for line_no, line in raw_lines(args.input):
-        if not line.strip():
-            continue
+    for line_no, data in json_rows(args.input):
         try:
-            rows.append(_rgb_row(json.loads(decode_line(line, line_no)), line_no))
+            if isinstance(data, ValueError):  # not UTF-8, or not JSON
+                raise data
+            rows.append(RgbRow.from_dict(data))
         except (ValueError, TypeError, KeyError) as exc:
             return _error(f"{args.input}:{line_no}: {exc}")
     try:
@@ -277,29 +270,6 @@ def _rgb_score(args: argparse.Namespace) -> int:
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     return 0
-
-
-def _rgb_row(data: Any, line_no: int) -> Any:
-    from rageval_lc.metrics.rgb import RgbRow
-
-    if not isinstance(data, dict):
-        raise TypeError(f"a row must be a JSON object, got {type(data).__name__}")
-    missing = [f for f in ("prediction", "answer", "task") if f not in data]
-    if missing:
-        raise KeyError(f"the row lacks {missing}")
-    if not isinstance(data["prediction"], str):
-        raise TypeError(f"'prediction' must be a string, got {type(data['prediction']).__name__}")
-    ratio = data.get("noise_ratio", 0.0)
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
-        raise TypeError(f"'noise_ratio' must be a number, got {ratio!r}")
-    return RgbRow(
-        prediction=data["prediction"],
-        answer=data["answer"],
-        task=data["task"],
-        noise_ratio=float(ratio),
-        counterfactual_answer=data.get("counterfactual_answer"),
-        id=None if data.get("id") is None else str(data["id"]),
-    )
 
 
 def _rgb_run(args: argparse.Namespace) -> int:
@@ -361,11 +331,15 @@ def _agreement(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         return _error(str(exc))
     with ExitStack() as stack:
-        source = (line for _, line in raw_lines(args.input))
         progress = _progress_bar(args, stack)
-        run = agreement_run(
-            source, judge, trace_mode=args.trace_mode, on_row=(lambda: progress.update(1)) if progress else None
-        )
+
+        def source() -> Iterator[bytes]:  # rows are scored as they are read: the bar follows the reading
+            for _, line in raw_lines(args.input):
+                yield line
+                if progress is not None:
+                    progress.update(len(line))
+
+        run = agreement_run(source(), judge, trace_mode=args.trace_mode)
     if args.json:
         print(json.dumps(run.to_dict(), indent=1))
     else:
@@ -387,7 +361,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     try:
         from rageval_lc.scoring.registry import parse_metrics
 
-        parse_metrics(args.metrics)
+        specs = parse_metrics(args.metrics)  # once for the whole run
         if not args.relevance_normalizer > 0:
             raise ValueError(f"--relevance-normalizer must be > 0. Got {args.relevance_normalizer}.")
         judge = _make_judge(args)
@@ -415,10 +389,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(f"cannot write {args.out}: {exc.strerror or exc}")
     with output if output is not None else ExitStack():
-        return _run_evaluation(args, judge, output)
+        return _run_evaluation(args, judge, specs, output)
 
 
-def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput | None) -> int:
+def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], output: LockedOutput | None) -> int:
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
     from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
@@ -432,7 +406,7 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput |
     )
 
     settings = run_settings(
-        args.metrics,
+        specs,
         judge,
         trace_mode=args.trace_mode,
         scoring_mode=args.scoring_mode,
@@ -465,13 +439,22 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput |
         except OSError as exc:
             return _error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
     with ExitStack() as stack:
-        source = (line for _, line in raw_lines(args.input))
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
-        progress = _progress_bar(args, stack, initial=len(kept))
+        progress = _progress_bar(args, stack)
+        pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
+
+        def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
+            for line_no, line in raw_lines(args.input):
+                if progress is not None:
+                    if line.strip() and row_key(line_no) not in done:
+                        pending[line_no] = len(line)
+                    else:  # blank, or kept from the resumed output
+                        progress.update(len(line))
+                yield line
 
         def on_row(row: dict[str, Any]) -> None:
             if progress is not None:
-                progress.update(1)
+                progress.update(pending.pop(row["line"], 0))
             if any(status == "error" for status in row["status"].values()):
                 reason = next((r for n, r in row["reason"].items() if row["status"][n] == "error"), "")
                 message = f"rageval: line {row['line']} (id {row['id']!r}) failed: {reason}"
@@ -479,9 +462,9 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, output: LockedOutput |
 
         try:
             report = evaluate_lines(
-                source,
+                source(),
                 out,  # type: ignore[arg-type]  # a LockedOutput writes whole lines like a text file
-                metrics=args.metrics,
+                metrics=specs,
                 judge=judge,
                 trace_mode=args.trace_mode,
                 relevance_normalizer=args.relevance_normalizer,
@@ -539,18 +522,14 @@ def _result_line(raw: bytes) -> int | None:
 
 
 def _dry_run(args: argparse.Namespace, judge: Any) -> int:
-    from rageval_lc.datasets.rows import sample_from_row
     from rageval_lc.reports.summary import format_table
+    from rageval_lc.runs.jsonl import parse_line
+    from rageval_lc.schema import RagSample
     from rageval_lc.scoring.dry_run import plan_calls
 
-    samples, bad = [], 0
-    for line_no, line in raw_lines(args.input):
-        if not line.strip():
-            continue
-        try:
-            samples.append(sample_from_row(json.loads(decode_line(line, line_no))))
-        except Exception:  # counted and reported; a dry run never fails on one row
-            bad += 1
+    parsed = [parse_line(line, line_no) for line_no, line in raw_lines(args.input) if line.strip()]
+    samples = [sample for sample in parsed if isinstance(sample, RagSample)]
+    bad = len(parsed) - len(samples)  # counted and reported; a dry run never fails on one row
     try:
         plans = plan_calls(samples, args.metrics, judge, scoring_mode=args.scoring_mode)
     except ValueError as exc:
@@ -566,14 +545,16 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     return 0
 
 
-def _progress_bar(args: argparse.Namespace, stack: ExitStack, *, initial: int = 0) -> Any:
+def _progress_bar(args: argparse.Namespace, stack: ExitStack) -> Any:
+    """A bar over the input's bytes (its size is known without reading it), or None when not shown."""
     show = sys.stderr.isatty() if args.progress is None else args.progress
     if not show:
         return None
     from tqdm import tqdm
 
-    total = sum(1 for _, line in raw_lines(args.input) if line.strip())
-    return stack.enter_context(tqdm(total=total, initial=initial, unit="row", file=sys.stderr, desc="rageval"))
+    total = args.input.stat().st_size
+    bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, desc="rageval")
+    return stack.enter_context(bar)
 
 
 def _missing(path: Path, what: str) -> bool:

@@ -30,6 +30,7 @@ __all__ = [
     "LockedOutput",
     "OutputInUseError",
     "decode_line",
+    "json_rows",
     "jsonl_line",
     "line_sha256",
     "raw_lines",
@@ -52,6 +53,25 @@ def raw_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line number, bytes)`` for each line of a file, split on ``\\n`` only (endings kept)."""
     with open(path, "rb") as handle:
         yield from enumerate(handle, start=1)
+
+
+def json_rows(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, JSON value)`` for each non-blank line of a JSONL file, read once; a line that
+    is not UTF-8 or not JSON yields its :class:`ValueError` in place of the value.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "rows.jsonl"
+        >>> _ = path.write_bytes(b'{"a": 1}\\n\\n[2\\n\\xff\\n')
+        >>> [(n, value if n == 1 else type(value).__name__) for n, value in json_rows(path)]
+        [(1, {'a': 1}), (3, 'JSONDecodeError'), (4, 'ValueError')]
+    """
+    for line_no, line in raw_lines(path):
+        if line.strip():
+            try:
+                yield line_no, json.loads(decode_line(line, line_no))
+            except ValueError as exc:
+                yield line_no, exc
 
 
 def _content(raw: bytes | str, line_no: int) -> bytes:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 __all__ = [
@@ -241,6 +241,39 @@ class RgbRow:
     counterfactual_answer: str | None = None
     id: str | None = None
 
+    @classmethod
+    def from_dict(cls, data: Any) -> RgbRow:
+        """A row from its JSON object (``rageval rgb score`` input): ``prediction``, ``answer`` and ``task``
+        required, ``noise_ratio`` (default 0), ``counterfactual_answer`` and ``id`` optional.
+
+        Example:
+            >>> RgbRow.from_dict({"prediction": "Paris.", "answer": "Paris", "task": "noise_robustness", "id": 3})
+            RgbRow(prediction='Paris.', answer='Paris', task='noise_robustness', noise_ratio=0.0, \
+counterfactual_answer=None, id='3')
+
+        Raises:
+            TypeError: If the row is not an object, ``prediction`` not a string or ``noise_ratio`` not a number.
+            KeyError: If a required field is missing.
+        """
+        if not isinstance(data, dict):
+            raise TypeError(f"a row must be a JSON object, got {type(data).__name__}")
+        missing = [f for f in ("prediction", "answer", "task") if f not in data]
+        if missing:
+            raise KeyError(f"the row lacks {missing}")
+        if not isinstance(data["prediction"], str):
+            raise TypeError(f"'prediction' must be a string, got {type(data['prediction']).__name__}")
+        ratio = data.get("noise_ratio", 0.0)
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
+            raise TypeError(f"'noise_ratio' must be a number, got {ratio!r}")
+        return cls(
+            prediction=data["prediction"],
+            answer=data["answer"],
+            task=data["task"],
+            noise_ratio=float(ratio),
+            counterfactual_answer=data.get("counterfactual_answer"),
+            id=None if data.get("id") is None else str(data["id"]),
+        )
+
 
 @dataclass(frozen=True)
 class RgbJudgement:
@@ -254,14 +287,8 @@ class RgbJudgement:
     error_corrected: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "labels": self.labels,
-            "rejected": self.rejected,
-            "correct": self.correct,
-            "error_detected": self.error_detected,
-            "error_corrected": self.error_corrected,
-        }
+        """The fields as JSON-ready data (``rageval rgb score --out`` lines)."""
+        return asdict(self)
 
 
 def judge_row(row: RgbRow, *, mode: RgbMode = "official") -> RgbJudgement:
@@ -339,25 +366,17 @@ class EvaluationResult:
         return self.accuracy
 
     def to_dict(self) -> dict[str, Any]:
-        """Counts and rates as JSON-ready data."""
-        return {
-            "task_type": self.task_type,
-            "model_name": self.model_name,
-            "mode": self.mode,
-            "noise_ratio": self.noise_ratio,
-            "total_samples": self.total_samples,
-            "correct": self.correct,
-            "incorrect": self.incorrect,
-            "rejected": self.rejected,
-            "errors_detected": self.errors_detected,
-            "errors_corrected": self.errors_corrected,
-            "accuracy": self.accuracy,
-            "all_rate": self.all_rate,
-            "rejection_rate": self.rejection_rate,
-            "error_detection_rate": self.error_detection_rate,
-            "error_correction_rate": self.error_correction_rate,
-            "accuracy_by_noise": {str(k): v for k, v in self.accuracy_by_noise.items()},
-        }
+        """Counts and rates as JSON-ready data (:data:`_RESULT_KEYS` in order, then ``accuracy_by_noise``)."""
+        figures = {key: getattr(self, key) for key in _RESULT_KEYS}
+        return {**figures, "accuracy_by_noise": {str(k): v for k, v in self.accuracy_by_noise.items()}}
+
+
+#: What :meth:`EvaluationResult.to_dict` writes before ``accuracy_by_noise``, in this order.
+_RESULT_KEYS = (
+    *("task_type", "model_name", "mode", "noise_ratio", "total_samples", "correct", "incorrect", "rejected"),
+    *("errors_detected", "errors_corrected", "accuracy", "all_rate", "rejection_rate", "error_detection_rate"),
+    "error_correction_rate",
+)
 
 
 def score_rgb(

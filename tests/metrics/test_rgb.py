@@ -234,3 +234,54 @@ def test_evaluation_result_example_outputs() -> None:
     assert (cf.error_detection_rate, cf.error_correction_rate) == (89.0, 85.0)
     assert EvaluationResult("information_integration", total_samples=100, correct=78).accuracy == 78.0
     assert EvaluationResult("noise_robustness").accuracy == 0.0  # no samples: 0, never a division error
+
+
+def test_result_and_judgement_dicts_keep_their_keys_and_order() -> None:
+    """Two rows at ratio 0.2 (one correct, one rejected), one at 0.4 (wrong): the dicts as written by
+    ``rageval rgb score``, key order included."""
+    rows = [
+        RgbRow("Paris.", "Paris", "noise_robustness", 0.2, id="a"),
+        RgbRow(REJECT, "Paris", "noise_robustness", 0.2, id="b"),
+        RgbRow("Lyon.", "Paris", "noise_robustness", 0.4, id="c"),
+    ]
+    results, judgements = score_rgb(rows, model_name="m")
+    overall = results[-1].to_dict()
+    assert list(overall.items()) == [
+        ("task_type", "noise_robustness"),
+        ("model_name", "m"),
+        ("mode", "official"),
+        ("noise_ratio", None),
+        ("total_samples", 3),
+        ("correct", 1),
+        ("incorrect", 2),
+        ("rejected", 1),
+        ("errors_detected", 0),
+        ("errors_corrected", 0),
+        ("accuracy", 100 / 3),
+        ("all_rate", 100 / 3),
+        ("rejection_rate", 100 / 3),
+        ("error_detection_rate", 0.0),
+        ("error_correction_rate", 0.0),
+        ("accuracy_by_noise", {"20": 50.0, "40": 0.0}),
+    ]
+    keys = ["id", "labels", "rejected", "correct", "error_detected", "error_corrected"]
+    assert [list(j.to_dict()) for j in judgements] == [keys] * 3
+    assert [list(j.to_dict().values()) for j in judgements] == [
+        ["a", [1], False, True, False, False],
+        ["b", [-1], True, False, False, False],
+        ["c", [0], False, False, False, False],
+    ]
+
+
+def test_rgb_rows_are_read_from_json_objects() -> None:
+    data = {"prediction": "Paris.", "answer": ["Paris"], "task": "noise_robustness", "noise_ratio": 1, "id": 5}
+    assert RgbRow.from_dict(data) == RgbRow("Paris.", ["Paris"], "noise_robustness", 1.0, None, "5")
+    assert RgbRow.from_dict({"prediction": "", "answer": "x", "task": "t"}).noise_ratio == 0.0
+    with pytest.raises(TypeError, match="a row must be a JSON object, got list"):
+        RgbRow.from_dict([])
+    with pytest.raises(KeyError, match=r"the row lacks \['answer', 'task'\]"):
+        RgbRow.from_dict({"prediction": "x"})
+    with pytest.raises(TypeError, match="'prediction' must be a string, got int"):
+        RgbRow.from_dict({"prediction": 1, "answer": "x", "task": "t"})
+    with pytest.raises(TypeError, match="'noise_ratio' must be a number, got True"):
+        RgbRow.from_dict({"prediction": "x", "answer": "x", "task": "t", "noise_ratio": True})
