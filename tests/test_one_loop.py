@@ -133,3 +133,26 @@ def test_the_cli_reads_its_input_once_with_a_progress_bar(monkeypatch: pytest.Mo
     assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--progress"]) == 0
     assert len(out.read_text().splitlines()) == 3
     assert len(opened) == 1
+
+
+def test_agreement_reads_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rageval_lc.runs.agreement import agreement_run
+
+    calls = counting(monkeypatch, "sample_from_row", (*ROW_MODULES, "rageval_lc.runs.agreement"))
+    judge = PreparingJudge()
+    run = agreement_run([row(1), "", row(2), "{"], judge)
+    assert (run.rows, [line for line, _ in run.skipped]) == (2, [4])
+    assert judge.prepared == ["r1", "r2"]  # the agreement run goes through the one loop, which prepares
+    assert calls[0] == 2
+
+
+def test_agreement_lists_a_judge_that_cannot_label_as_failed_not_skipped() -> None:
+    from rageval_lc.runs.agreement import agreement_run
+
+    class Mute(BaseJudge):
+        name = "mute"
+
+    run = agreement_run([row(1)], Mute())
+    assert run.skipped == []
+    assert [line for line, _ in run.failed] == [1]
+    assert "cannot make the 'trace_labels' judgement" in run.failed[0][1]

@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +26,13 @@ from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.errors import error_text
 from rageval_lc.files import decode_line
 from rageval_lc.judges.base import Judge
+from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.metrics.agreement import AgreementRecord, AgreementReport, judge_agreement
 from rageval_lc.metrics.trace import TRACE_METRICS, TraceMode, trace_scores
 from rageval_lc.reports.summary import format_table
-from rageval_lc.scoring.sample import evaluate_sample
+from rageval_lc.runs.engine import score_items
+from rageval_lc.schema import RagSample
+from rageval_lc.scoring.registry import parse_metrics
 
 __all__ = ["AgreementRun", "agreement_run", "format_agreement"]
 
@@ -60,36 +63,43 @@ class AgreementRun:
 
 def agreement_run(
     lines: Iterable[str | bytes],
-    judge: Judge,
+    judge: Judge | str | None,
     *,
     trace_mode: TraceMode = "ragbench",
     on_row: Callable[[], None] | None = None,
 ) -> AgreementRun:
     """Score every labelled row with ``judge`` and measure agreement with the labels.
 
-    Lines are decoded one by one (bytes as UTF-8, a byte-order mark on line 1 dropped). Rows that cannot
-    be read, or carry no labels, are skipped and listed; rows the judge leaves
-    undetermined are counted and left out of the figures (never counted as 0); rows where the judge
-    failed (any TRACe score is ``error``: the model could not be called) are listed in ``failed``
-    with the reason and left out of the figures too.
+    Rows go through the one batch loop (:func:`~rageval_lc.runs.engine.score_items`: the judge prepares
+    each chunk). Lines are decoded one by one (bytes as UTF-8, a byte-order mark on line 1 dropped). Rows that cannot
+    be read, or carry no labels, are skipped and listed; rows the judge leaves undetermined are counted
+    and left out of the figures (never counted as 0); rows where the judge failed (any TRACe score is
+    ``error``: the model could not be called, or the judge cannot label) are listed in ``failed`` with
+    the reason and left out of the figures too.
     """
+    judge = resolve_judge(judge)
+    options = {"trace_mode": trace_mode}
     run = AgreementRun(judge=judge.name)
     ours: list[AgreementRecord] = []
     others: dict[str, list[AgreementRecord]] = {name: [] for name in OTHER_JUDGES}
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(decode_line(line, line_no))
-            group, truth, other = _truth(row, trace_mode)
-            sample = sample_from_row(row)
-            result = evaluate_sample(sample, "trace", judge=judge, trace_mode=trace_mode)
-        except Exception as exc:  # one bad row must not end the run
-            run.skipped.append((line_no, error_text(exc)))
-            continue
-        finally:
-            if on_row is not None:
-                on_row()
+
+    def labelled() -> Iterator[tuple[tuple[int, str, dict[str, float], dict[str, Any]], RagSample]]:
+        for line_no, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(decode_line(line, line_no))
+                group, truth, other, sample = _truth(row, trace_mode)
+            except Exception as exc:  # one bad row must not end the run
+                run.skipped.append((line_no, error_text(exc)))
+                if on_row is not None:
+                    on_row()
+                continue
+            yield (line_no, group, truth, other), sample
+
+    for (line_no, group, truth, other), result in score_items(labelled(), parse_metrics("trace"), judge, **options):
+        if on_row is not None:
+            on_row()
         run.rows += 1
         predicted = result.scores()
         errors = [r.reason for m, r in result.results.items() if m in TRACE_METRICS and r.status == "error"]
@@ -112,18 +122,18 @@ def agreement_run(
     return run
 
 
-def _truth(row: Any, trace_mode: TraceMode) -> tuple[str, dict[str, float], dict[str, Any]]:
-    """(group, true scores, other judges' columns) of a labelled row."""
+def _truth(row: Any, trace_mode: TraceMode) -> tuple[str, dict[str, float], dict[str, Any], RagSample]:
+    """(group, true scores, other judges' columns, sample) of a labelled row, read once."""
     if isinstance(row, dict) and is_ragbench_row(row):
         record = ragbench_record(row)
-        return record.dataset, record.released_scores, record.other_judges
+        return record.dataset, record.released_scores, record.other_judges, record.sample
     sample = sample_from_row(row)
     if sample.labels is None:
         msg = "the row carries no labels to compare with"
         raise ValueError(msg)
     scores = trace_scores(sample.labels, sample.sentences, mode=trace_mode).to_dict()
     group = str(sample.metadata.get("dataset") or sample.metadata.get("dataset_name") or "all")
-    return group, {m: scores[m] for m in TRACE_METRICS if scores[m] is not None}, {}
+    return group, {m: scores[m] for m in TRACE_METRICS if scores[m] is not None}, {}, sample
 
 
 def format_agreement(run: AgreementRun) -> str:
