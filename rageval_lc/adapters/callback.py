@@ -35,7 +35,6 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -44,9 +43,8 @@ from langchain_core.tracers.context import tracing_v2_callback_var
 from langsmith.run_helpers import get_current_run_tree, get_tracing_context
 from langsmith.utils import get_tracer_project
 
-from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source
+from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source, resilient_judge
 from rageval_lc.adapters.sinks import CallableSink, Sink
-from rageval_lc.runs.engine import make_resilient
 from rageval_lc.runs.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -76,8 +74,6 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         judge: see :func:`~rageval_lc.judges.factory.resolve_judge` (None: the offline judge). It is
             wrapped as :func:`rageval_lc.evaluate` wraps it: a transient failure (a timeout, HTTP 429 or
             5xx, a dropped connection) is retried, then becomes an ``error`` result with the reason.
-        requests_per_minute, timeout_s, retries, backoff_s, cache_dir: as :func:`rageval_lc.evaluate`
-            (see :class:`~rageval_lc.judges.resilient.ResilientJudge`).
         sinks: where results go besides :attr:`results` (sinks, or functions of the record).
         background: score on a worker thread (default) or inline, before the chain's call returns.
         max_workers: worker threads in background mode.
@@ -87,7 +83,9 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         reference_key: the run-metadata key holding the reference answer.
         quiet_ms: background mode: score once no callback event has come for this long (0: at once).
         max_delay_s: background mode: score anyway once a run has waited this long for a quiet moment.
-        **options: ``scoring_mode``, ``trace_mode``, ``embeddings``, ... (see ``evaluate_sample``).
+        **options: ``requests_per_minute``, ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (the judge's
+            resilience, as :func:`rageval_lc.evaluate` takes them), and ``scoring_mode``, ``trace_mode``,
+            ``embeddings``, ... (see ``evaluate_sample``).
 
     Attributes:
         results: ``SampleResult`` per run id (as a string), in completion order.
@@ -102,11 +100,6 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         metrics: str | Iterable[str] = ("faithfulness",),
         *,
         judge: Any = None,
-        requests_per_minute: float | None = None,
-        timeout_s: float | None = None,
-        retries: int = 3,
-        backoff_s: float = 1.0,
-        cache_dir: str | Path | None = None,
         sinks: Sequence[Any] = (),
         background: bool = True,
         max_workers: int = 1,
@@ -118,15 +111,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         **options: Any,
     ) -> None:
         self.specs = parse_metrics(metrics)
-        self.judge = make_resilient(
-            judge,
-            requests_per_minute=requests_per_minute,
-            timeout_s=timeout_s,
-            retries=retries,
-            backoff_s=backoff_s,
-            cache_dir=cache_dir,
-        )
-        self.options = options
+        self.judge, self.options = resilient_judge(judge, options)
         self.sinks: list[Sink] = [s if hasattr(s, "write") else CallableSink(s) for s in sinks]
         defaults = FieldMap()
         self.fields = FieldMap(question=question or defaults.question, response=answer or defaults.response)

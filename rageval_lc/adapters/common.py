@@ -14,9 +14,9 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rageval_lc.judges.factory import resolve_judge
@@ -25,7 +25,15 @@ from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
-__all__ = ["NO_CONTEXTS_IN_RUN", "FieldMap", "MetricScorer", "resolve_judge", "retrieved_documents"]
+__all__ = [
+    "NO_CONTEXTS_IN_RUN",
+    "RESILIENCE_OPTIONS",
+    "FieldMap",
+    "MetricScorer",
+    "resilient_judge",
+    "resolve_judge",
+    "retrieved_documents",
+]
 
 #: Why the context metrics are undetermined when the run being scored retrieved nothing.
 NO_CONTEXTS_IN_RUN = "No retrieved contexts were found in the run."
@@ -166,6 +174,24 @@ def _contexts(value: Any) -> list[Any]:
     return list(value)
 
 
+#: The options that wrap a judge, as :func:`rageval_lc.evaluate` takes them (the keywords of
+#: :func:`~rageval_lc.runs.engine.make_resilient`).
+RESILIENCE_OPTIONS: tuple[str, ...] = tuple(p for p in inspect.signature(make_resilient).parameters if p != "judge")
+
+
+def resilient_judge(judge: Any, options: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The judge wrapped with the :data:`RESILIENCE_OPTIONS` among ``options``, and the other options.
+
+    Example:
+        >>> judge, rest = resilient_judge("labels", {"retries": 1, "trace_mode": "capstone"})
+        >>> type(judge).__name__, judge.retries, rest
+        ('ResilientJudge', 1, {'trace_mode': 'capstone'})
+    """
+    resilience = {k: v for k, v in options.items() if k in RESILIENCE_OPTIONS}
+    rest = {k: v for k, v in options.items() if k not in RESILIENCE_OPTIONS}
+    return make_resilient(judge, **resilience), rest
+
+
 class MetricScorer:
     """One metric, its judge and options: scores samples and picks out the results integrations report.
 
@@ -177,10 +203,10 @@ class MetricScorer:
     Args:
         metric: a metric name of :data:`~rageval_lc.scoring.registry.REGISTRY`.
         judge: see :func:`resolve_judge` (None: the offline judge).
-        requests_per_minute, timeout_s, retries, backoff_s, cache_dir: as :func:`rageval_lc.evaluate`
-            (see :class:`~rageval_lc.judges.resilient.ResilientJudge`).
-        **options: passed to :func:`~rageval_lc.scoring.sample.evaluate_sample` (``scoring_mode``,
-            ``trace_mode``, ``relevance_normalizer``, ``embeddings``).
+        **options: the judge's :data:`RESILIENCE_OPTIONS` (``requests_per_minute``, ``timeout_s``, ``retries``,
+            ``backoff_s``, ``cache_dir``: as :func:`rageval_lc.evaluate`); the others are passed to
+            :func:`~rageval_lc.scoring.sample.evaluate_sample` (``scoring_mode``, ``trace_mode``,
+            ``relevance_normalizer``, ``embeddings``).
 
     Example:
         >>> scorer = MetricScorer("answer_classification", judge="labels", retries=1)
@@ -188,28 +214,9 @@ class MetricScorer:
         ('labels', 1)
     """
 
-    def __init__(
-        self,
-        metric: str,
-        *,
-        judge: Any = None,
-        requests_per_minute: float | None = None,
-        timeout_s: float | None = None,
-        retries: int = 3,
-        backoff_s: float = 1.0,
-        cache_dir: str | Path | None = None,
-        **options: Any,
-    ) -> None:
+    def __init__(self, metric: str, *, judge: Any = None, **options: Any) -> None:
         self.spec: MetricSpec = get_metric(metric)
-        self.judge = make_resilient(
-            judge,
-            requests_per_minute=requests_per_minute,
-            timeout_s=timeout_s,
-            retries=retries,
-            backoff_s=backoff_s,
-            cache_dir=cache_dir,
-        )
-        self.options = options
+        self.judge, self.options = resilient_judge(judge, options)
 
     @property
     def name(self) -> str:
