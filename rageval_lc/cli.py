@@ -211,10 +211,8 @@ def _report(args: argparse.Namespace) -> int:
     from rageval_lc.reports.summary import format_summary, summarize
     from rageval_lc.runs.producers import MixedResultsError, check_one_producer
 
-    if _missing(args.results, "results"):
+    if _unusable(args.results, "results", args.html, "--html", "the report"):
         return 2
-    if args.html is not None and same_file(args.results, args.html):
-        return _error(f"--html {args.html} is the results file; write the report to another file.")
     rows, bad = [], 0
     try:
         for _, row in json_rows(args.results):  # split on \n only: U+2028 & co. may sit in strings
@@ -238,7 +236,7 @@ def _report(args: argparse.Namespace) -> int:
         try:
             write_atomic(args.html, page)
         except OSError as exc:
-            return _error(f"cannot write {args.html}: {exc.strerror or exc}")
+            return _cannot_write(args.html, exc)
         print(f"HTML report: {args.html}", file=sys.stderr)
     return 0
 
@@ -246,10 +244,8 @@ def _report(args: argparse.Namespace) -> int:
 def _rgb_score(args: argparse.Namespace) -> int:
     from rageval_lc.metrics.rgb import RgbRow, score_rgb
 
-    if _missing(args.input, "input"):
+    if _unusable(args.input, "input", args.out, "--out", "the judgements"):
         return 2
-    if args.out is not None and same_file(args.input, args.out):
-        return _error(f"--out {args.out} is the input file; write the judgements to another file.")
     rows = []
     for line_no, data in json_rows(args.input):
         try:
@@ -266,7 +262,7 @@ def _rgb_score(args: argparse.Namespace) -> int:
         try:
             write_atomic(args.out, "".join(jsonl_line(judgement.to_dict()) for judgement in judgements))
         except OSError as exc:
-            return _error(f"cannot write {args.out}: {exc.strerror or exc}")
+            return _cannot_write(args.out, exc)
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     return 0
@@ -278,10 +274,8 @@ def _rgb_run(args: argparse.Namespace) -> int:
     from rageval_lc.datasets.rgb import load_rgb
     from rageval_lc.runs.rgb import run_rgb
 
-    if _missing(args.data, "RGB"):
+    if _unusable(args.data, "RGB", args.out, "--out", "the results"):
         return 2
-    if args.out is not None and same_file(args.data, args.out):
-        return _error(f"--out {args.out} is the RGB file; write the results to another file.")
     module_name, _, attribute = args.system.partition(":")
     try:
         if not attribute:
@@ -293,10 +287,10 @@ def _rgb_run(args: argparse.Namespace) -> int:
         return _error(str(exc))
     try:
         out = LockedOutput(args.out) if args.out else None
+    except OutputInUseError as exc:
+        return _error(str(exc))
     except OSError as exc:
-        return _error(
-            str(exc) if isinstance(exc, OutputInUseError) else f"cannot write {args.out}: {exc.strerror or exc}"
-        )
+        return _cannot_write(args.out, exc)
     with ExitStack() as stack:
         if out is not None:
             stack.enter_context(out)
@@ -356,7 +350,7 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    if _missing(args.input, "input"):
+    if _unusable(args.input, "input", args.out, "--out", "the results"):
         return 2
     try:
         from rageval_lc.scoring.registry import parse_metrics
@@ -367,8 +361,6 @@ def _evaluate(args: argparse.Namespace) -> int:
         judge = _make_judge(args)
         if args.resume and args.out is None:
             raise ValueError("--resume needs --out (the file to resume).")
-        if args.out is not None and same_file(args.input, args.out):
-            raise ValueError(f"--out {args.out} is the input file; write the results to another file.")
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1. Got {args.concurrency}.")
         if args.rpm is not None and args.rpm <= 0:
@@ -387,7 +379,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     except OutputInUseError as exc:
         return _error(str(exc))
     except OSError as exc:
-        return _error(f"cannot write {args.out}: {exc.strerror or exc}")
+        return _cannot_write(args.out, exc)
     with output if output is not None else ExitStack():
         return _run_evaluation(args, judge, specs, output)
 
@@ -555,6 +547,22 @@ def _progress_bar(args: argparse.Namespace, stack: ExitStack) -> Any:
     total = args.input.stat().st_size
     bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, desc="rageval")
     return stack.enter_context(bar)
+
+
+def _unusable(source: Path, what: str, target: Path | None, option: str, writes: str) -> bool:
+    """Say so on stderr and return True when ``source`` is not a file, or ``target`` (the command's output,
+    given by ``option``) is ``source`` itself."""
+    if _missing(source, what):
+        return True
+    if target is not None and same_file(source, target):
+        _error(f"{option} {target} is the {what} file; write {writes} to another file.")
+        return True
+    return False
+
+
+def _cannot_write(path: Path, exc: OSError) -> int:
+    """Say that ``path`` cannot be written, and why, on one line; return 2."""
+    return _error(f"cannot write {path}: {exc.strerror or exc}")
 
 
 def _missing(path: Path, what: str) -> bool:
