@@ -23,10 +23,17 @@ from rageval_lc.judges.base import Judge
 from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import planned_judgements
-from rageval_lc.scoring.plan import CONTEXT_JUDGEMENTS, REFERENCE_JUDGEMENTS
-from rageval_lc.scoring.registry import get_metric, parse_metrics
+from rageval_lc.scoring.plan import (
+    COMPOSITES,
+    CONTEXT_JUDGEMENTS,
+    METRIC_VERDICTS,
+    REFERENCE_JUDGEMENTS,
+    route,
+    verdict_judgements,
+)
+from rageval_lc.scoring.registry import MetricSpec, get_metric, parse_metrics
 
-__all__ = ["CallPlan", "plan_calls"]
+__all__ = ["CallPlan", "judgements_made", "plan_calls"]
 
 
 @dataclass(frozen=True)
@@ -49,11 +56,13 @@ def plan_calls(
     Raises:
         ValueError: If a metric or the mode is unknown, or a metric needs a judgement the judge cannot make.
     """
-    needed = planned_judgements(parse_metrics(metrics), scoring_mode, judge)
+    specs = parse_metrics(metrics)
     samples = list(samples)
+    needed = planned_judgements(specs, scoring_mode, judge)
+    made = [judgements_made(sample, specs, scoring_mode, judge.supports) for sample in samples]
     plans = []
     for judgement, names in needed.items():
-        applies = [s for s in samples if _applies(judgement, names, s)]
+        applies = [sample for sample, its in zip(samples, made, strict=True) if judgement in its]
         per_sample = judge.planned_calls(judgement)
         tokens = None
         if per_sample:
@@ -63,17 +72,50 @@ def plan_calls(
     return plans
 
 
-def _applies(judgement: str, metrics: Sequence[str], sample: RagSample) -> bool:
-    """Whether scoring ``sample`` will make ``judgement`` (the shortcuts the metrics take)."""
-    if not sample.has_contexts and (
-        judgement in CONTEXT_JUDGEMENTS or all(get_metric(m).needs_contexts for m in metrics)
-    ):
+def judgements_made(sample: RagSample, specs: Sequence[MetricSpec], mode: str, supports: frozenset[str]) -> set[str]:
+    """The judgements scoring ``sample`` on ``specs`` makes in ``mode`` for a judge supporting ``supports``:
+    the plan's routes, less the shortcuts the metrics take (a metric without its evidence is undetermined
+    without a call; a "don't know" answer makes no claim and is classified without a call).
+
+    Example:
+        >>> from rageval_lc.scoring.registry import parse_metrics
+        >>> sample = RagSample(question="Q?", contexts=[], response="A.", reference="A.")
+        >>> sorted(judgements_made(sample, parse_metrics("faithfulness,factual_accuracy"), "shared",
+        ...                        frozenset({"trace_labels", "assess_reference"})))
+        ['assess_reference']
+    """
+    made: set[str] = set()
+    has_reference = bool(sample.reference and sample.reference.strip())
+    for spec in _parts(specs):
+        if (spec.needs_contexts and not sample.has_contexts) or (spec.needs_reference and not has_reference):
+            continue
+        for verdict in METRIC_VERDICTS[spec.name]:
+            if not _verdict_needs_a_call(verdict, mode, sample):
+                continue
+            made.update(j for j in verdict_judgements((verdict,), mode, supports) if _applies(j, sample))
+    return made
+
+
+def _parts(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
+    """The specs with each composite replaced by its parts (each scored with its own evidence rules)."""
+    return [get_metric(part) for spec in specs for part in COMPOSITES.get(spec.name, (spec.name,))]
+
+
+def _verdict_needs_a_call(verdict: str, mode: str, sample: RagSample) -> bool:
+    claims = [text for _, text in sample.sentences.response if not is_dont_know(text)]
+    if verdict == "claims" and route(verdict, mode)[0] != "extract_claims":
+        return bool(claims)  # claims are the response sentences: none but "I don't know." makes no claim
+    if verdict == "label":
+        return not is_dont_know(sample.response)
+    return True
+
+
+def _applies(judgement: str, sample: RagSample) -> bool:
+    """Whether ``judgement`` can be made for ``sample`` at all (its inputs are there)."""
+    if judgement in CONTEXT_JUDGEMENTS and not sample.has_contexts:
         return False
-    if judgement in REFERENCE_JUDGEMENTS:
-        if not (sample.reference and sample.reference.strip()):
-            return False
-        if judgement in ("classify_answer", "assess_reference") and set(metrics) == {"answer_classification"}:
-            return not is_dont_know(sample.response)
+    if judgement in REFERENCE_JUDGEMENTS and not (sample.reference and sample.reference.strip()):
+        return False
     if judgement in ("generate_questions", "rate_answer_relevance", "extract_claims"):
         return bool(sample.response.strip())
     if judgement in ("verify_claims", "context_relevance"):

@@ -41,11 +41,12 @@ from rageval_lc.metrics.trace import TraceMode, response_support
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.scoring.plan import (
     CONTEXT_JUDGEMENTS,
-    FALLBACKS,
+    METRIC_VERDICTS,
     REFERENCE_JUDGEMENTS,
     SCORING_MODES,
     ScoringMode,
     route,
+    verdict_judgements,
 )
 from rageval_lc.text import parse_key
 
@@ -103,13 +104,10 @@ def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) 
     check_choice(scoring_mode, SCORING_MODES, name="scoring_mode", caller="planned_judgements")
     needed: dict[str, list[str]] = {}
     for spec in metrics:
-        metric = spec.name
-        for judgement in spec.judgements[scoring_mode]:
-            if judgement not in judge.supports and judgement in FALLBACKS:
-                judgement = FALLBACKS[judgement]
+        for judgement in verdict_judgements(METRIC_VERDICTS[spec.name], scoring_mode, judge.supports):
             if judgement not in judge.supports:
                 raise ValueError(unsupported(judge, judgement))
-            needed.setdefault(judgement, []).append(metric)
+            needed.setdefault(judgement, []).append(spec.name)
     return needed
 
 

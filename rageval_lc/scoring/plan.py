@@ -19,7 +19,7 @@ questions                 generate_questions          assess_all       generate_
 ========================  ==========================  ===============  ==================================
 
 So the whole suite costs at most 3 calls per sample by default and 1 in the fused mode. A judge that
-writes no questions rates answer relevance directly (:data:`FALLBACKS`).
+writes no questions rates answer relevance directly (:data:`FALLBACKS`: one call more in the fused mode).
 
 Example:
     >>> metric_judgements("faithfulness", "separate")
@@ -34,8 +34,10 @@ from collections.abc import Mapping
 from typing import Literal
 
 __all__ = [
+    "COMPOSITES",
     "CONTEXT_JUDGEMENTS",
     "FALLBACKS",
+    "FALLBACK_VERDICTS",
     "METRIC_VERDICTS",
     "REFERENCE_JUDGEMENTS",
     "ROUTES",
@@ -44,6 +46,7 @@ __all__ = [
     "ScoringMode",
     "metric_judgements",
     "route",
+    "verdict_judgements",
 ]
 
 ScoringMode = Literal["shared", "fused", "separate"]
@@ -66,8 +69,12 @@ ROUTES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 }
 VERDICTS: tuple[str, ...] = tuple(ROUTES)
 
-#: Metric -> the verdicts it reads (the embedding metrics read none: they call no judge).
-METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {
+#: A metric made of other metrics (scored through them, each part with its own evidence rules).
+COMPOSITES: Mapping[str, tuple[str, ...]] = {
+    "ragas_score": ("faithfulness", "context_precision", "context_recall", "answer_relevance"),
+}
+
+_OWN_VERDICTS: dict[str, tuple[str, ...]] = {
     "trace": ("trace",),
     "faithfulness": ("claims",),
     "context_precision": ("contexts",),
@@ -77,11 +84,23 @@ METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {
     "answer_classification": ("label",),
     "semantic_similarity": (),
     "bert_score": (),
-    "ragas_score": ("claims", "contexts", "statements", "questions"),
+}
+#: Metric -> the verdicts it reads (the embedding metrics read none: they call no judge; a composite reads
+#: its parts').
+METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {
+    **_OWN_VERDICTS,
+    **{
+        name: tuple(dict.fromkeys(v for part in parts for v in _OWN_VERDICTS[part]))
+        for name, parts in COMPOSITES.items()
+    },
 }
 
-#: A judgement a judge may lack, and what is made instead (answer relevance's direct rubric).
+#: A judgement a judge may lack, and what is made instead (answer relevance's direct rubric). A verdict
+#: routed through a call that cannot carry it for such a judge (the fused call of a judge that writes no
+#: questions) adds the fallback after that call.
 FALLBACKS: Mapping[str, str] = {"generate_questions": "rate_answer_relevance"}
+#: The verdict each fallback stands in for.
+FALLBACK_VERDICTS: Mapping[str, str] = {"generate_questions": "questions"}
 
 #: Judgements that only apply to samples with a reference answer.
 REFERENCE_JUDGEMENTS = frozenset({"assess_reference", "attribute_reference", "factual_accuracy", "classify_answer"})
@@ -107,4 +126,26 @@ def metric_judgements(metric: str, mode: str) -> tuple[str, ...]:
     Raises:
         KeyError: If the metric has no plan entry.
     """
-    return tuple(dict.fromkeys(j for verdict in METRIC_VERDICTS[metric] for j in route(verdict, mode)))
+    return verdict_judgements(METRIC_VERDICTS[metric], mode)
+
+
+def verdict_judgements(
+    verdicts: tuple[str, ...] | list[str], mode: str, supports: frozenset[str] | None = None
+) -> tuple[str, ...]:
+    """The judgements that make ``verdicts`` in ``mode``, each once, in order; with ``supports`` (a judge's
+    judgements), a judgement the judge lacks is replaced by its fallback, and a verdict routed through a
+    call that cannot carry it for that judge is followed by the fallback.
+
+    Example:
+        >>> verdict_judgements(["questions"], "fused", frozenset({"assess_all"}))
+        ('assess_all', 'rate_answer_relevance')
+    """
+    made: list[str] = []
+    for verdict in verdicts:
+        for judgement in route(verdict, mode):
+            lacking = supports is not None and judgement not in supports
+            made.append(FALLBACKS[judgement] if lacking and judgement in FALLBACKS else judgement)
+        for needed, instead in FALLBACKS.items():
+            if supports is not None and FALLBACK_VERDICTS[needed] == verdict and needed not in supports:
+                made.append(instead)
+    return tuple(dict.fromkeys(made))

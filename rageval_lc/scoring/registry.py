@@ -19,7 +19,7 @@ from rageval_lc.metrics.trace import TRACE_METRICS, TRACE_SCORE_NAMES
 from rageval_lc.schema import MetricResult
 from rageval_lc.scoring import scorers
 from rageval_lc.scoring.judgements import SampleJudgements
-from rageval_lc.scoring.plan import SCORING_MODES, metric_judgements
+from rageval_lc.scoring.plan import COMPOSITES, SCORING_MODES, metric_judgements
 
 __all__ = ["RAGAS_FAMILY", "REGISTRY", "MetricSpec", "get_metric", "parse_metrics"]
 
@@ -70,7 +70,6 @@ class MetricSpec:
         return "average" if "average" in self.scores else self.headlines[0]
 
 
-_RAGAS_PARTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance")
 _SPECS = (
     MetricSpec(
         "trace",
@@ -144,7 +143,9 @@ _BY_NAME = {spec.name: spec for spec in _SPECS}
 
 def _score_ragas(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
     """The composite, each part scored through :func:`score_metric` (a part missing its evidence is left out)."""
-    return scorers.score_ragas(ctx, {part: partial(scorers.score_metric, _BY_NAME[part]) for part in _RAGAS_PARTS})
+    return scorers.score_ragas(
+        ctx, {part: partial(scorers.score_metric, _BY_NAME[part]) for part in COMPOSITES["ragas_score"]}
+    )
 
 
 _SPECS += (
