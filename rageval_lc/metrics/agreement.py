@@ -25,9 +25,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES
+
 __all__ = ["AgreementRecord", "AgreementReport", "GroupAgreement", "auroc", "judge_agreement", "rmse"]
 
-GRADED_METRICS: tuple[str, ...] = ("context_relevance", "context_utilization", "completeness")
+#: The TRACe scores graded against the truth by RMSE (adherence is judged by AUROC instead).
+GRADED_METRICS: tuple[str, ...] = TRACE_METRIC_NAMES[:3]
 
 
 def rmse(predicted: Sequence[float], truth: Sequence[float]) -> float:

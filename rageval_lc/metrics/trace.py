@@ -37,7 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc._validation import check_choice, check_positive
-from rageval_lc.metrics.aggregation import rmse_aggregation
+from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES, rmse_aggregation
 from rageval_lc.schema import MetricResult, SentenceSupport, TraceLabels
 from rageval_lc.text import KeyedSentences
 
@@ -57,7 +57,7 @@ __all__ = [
 TraceMode = Literal["ragbench", "capstone"]
 TRACE_MODES: tuple[str, ...] = ("ragbench", "capstone")
 #: The four TRACe metrics, in the order of the RAGBench paper.
-TRACE_METRICS: tuple[str, ...] = ("context_relevance", "context_utilization", "completeness", "adherence")
+TRACE_METRICS: tuple[str, ...] = TRACE_METRIC_NAMES
 #: Every score a TRACe evaluation reports.
 TRACE_SCORE_NAMES: tuple[str, ...] = (*TRACE_METRICS, "average", "rmse_aggregation", "adherence_ratio")
 
