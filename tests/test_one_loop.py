@@ -94,7 +94,6 @@ def test_the_run_layers_parse_the_metrics_once(monkeypatch: pytest.MonkeyPatch, 
     assert calls[0] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="scoring.sample.evaluate_sample parses its metrics per sample (lead's file)")
 def test_a_run_parses_the_metrics_once_in_all(monkeypatch: pytest.MonkeyPatch) -> None:
     from rageval_lc.runs.engine import evaluate
 

@@ -29,8 +29,9 @@ from typing import Any, TypeVar
 from rageval_lc.judges.base import Judge
 from rageval_lc.reports.summary import ScoreSummary, row_outcome, summarize
 from rageval_lc.schema import RagSample
+from rageval_lc.scoring.judgements import ScoringOptions
 from rageval_lc.scoring.registry import MetricSpec, parse_metrics
-from rageval_lc.scoring.sample import SampleResult, evaluate_sample
+from rageval_lc.scoring.sample import SampleResult, score_sample, scoring_options
 
 __all__ = [
     "EvaluationRun",
@@ -132,8 +133,8 @@ def score_items(
     """THE batch loop: score ``(tag, sample)`` items, yielding ``(tag, result)`` in completion order.
 
     The judge prepares each chunk of samples first (:func:`prepared`); each sample is scored with
-    :func:`~rageval_lc.scoring.sample.evaluate_sample`. An :class:`Unreadable` item, or a sample that
-    cannot be scored, becomes :meth:`SampleResult.failed` (every score ``error``): the run goes on.
+    :func:`~rageval_lc.scoring.sample.score_sample` (options checked once). An :class:`Unreadable` item,
+    or a sample that cannot be scored, becomes :meth:`SampleResult.failed` (every score ``error``): the run goes on.
     Items are read lazily; nothing is parsed here (callers parse each input once).
 
     Args:
@@ -154,14 +155,22 @@ def score_items(
         ...  for tag, r in score_items(items, parse_metrics("trace"), LabelsJudge())]
         [(1, 'a', 'ok'), (2, 'b', 'error')]
     """
-    names = [spec.name for spec in specs]
+    try:  # checked once for the run; options no sample can be scored with fail every row
+        checked: ScoringOptions | Exception = scoring_options(specs, judge, **options)
+    except Exception as exc:
+        checked = exc
 
     def score(item: tuple[T, Any]) -> SampleResult:
         sample = item[1]
         if isinstance(sample, Unreadable):
             return SampleResult.failed(sample.id, specs, sample.error)
         try:
-            return evaluate_sample(sample, names, judge=judge, **options)
+            if isinstance(checked, Exception):
+                raise checked
+            if not isinstance(sample, RagSample):
+                msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
+                raise TypeError(msg)
+            return score_sample(sample, specs, checked)
         except Exception as exc:  # one bad sample must not end the run
             return SampleResult.failed(getattr(sample, "id", None), specs, exc)
 

@@ -34,7 +34,7 @@ from rageval_lc.scoring.judgements import (
 from rageval_lc.scoring.registry import MetricSpec, parse_metrics
 from rageval_lc.scoring.scorers import score_metric
 
-__all__ = ["SampleResult", "evaluate_sample"]
+__all__ = ["SampleResult", "evaluate_sample", "score_sample", "scoring_options"]
 
 
 class SampleResult(BaseModel):
@@ -96,7 +96,7 @@ def evaluate_sample(
         trace_mode: ``"ragbench"`` or ``"capstone"`` (see :mod:`rageval_lc.metrics.trace`).
         relevance_normalizer: capstone's relevance denominator.
         scoring_mode: ``"shared"`` (at most 3 judge calls for the whole suite), ``"fused"`` (1 call) or
-            ``"separate"`` (one judgement per metric); see :mod:`rageval_lc.sharing`.
+            ``"separate"`` (one judgement per metric); see :mod:`rageval_lc.scoring.plan`.
         embeddings: an :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for the embedding metrics;
             None: the local judge's model, else the packaged all-MiniLM-L6-v2.
         no_contexts_reason: the reason given to the context metrics' scores on a sample without
@@ -115,13 +115,38 @@ def evaluate_sample(
         msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
         raise TypeError(msg)
     specs = parse_metrics(metrics)
+    options = scoring_options(
+        specs,
+        judge,
+        trace_mode=trace_mode,
+        relevance_normalizer=relevance_normalizer,
+        scoring_mode=scoring_mode,
+        embeddings=embeddings,
+        no_contexts_reason=no_contexts_reason,
+    )
+    return score_sample(sample, specs, options)
+
+
+def scoring_options(
+    specs: Sequence[MetricSpec],
+    judge: Judge | str | None = None,
+    *,
+    trace_mode: TraceMode = "ragbench",
+    relevance_normalizer: float = 20.0,
+    scoring_mode: ScoringMode = "shared",
+    embeddings: Any = None,
+    no_contexts_reason: str = NO_CONTEXTS,
+) -> ScoringOptions:
+    """The options of :func:`evaluate_sample`, checked once for a run of ``specs`` (see :func:`score_sample`).
+
+    Raises:
+        ValueError: If a mode is unknown or the judge cannot make a judgement a metric needs.
+    """
     check_choice(trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
     check_str(no_contexts_reason, name="no_contexts_reason", caller="evaluate_sample", allow_empty=False)
     judge = resolve_judge(judge)
     planned_judgements(specs, scoring_mode, judge)
-    for spec in specs:
-        _check_requirements(sample, spec)
-    options = ScoringOptions(
+    return ScoringOptions(
         judge,
         trace_mode,
         relevance_normalizer,
@@ -129,6 +154,26 @@ def evaluate_sample(
         embeddings=embeddings,
         no_contexts_reason=no_contexts_reason,
     )
+
+
+def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: ScoringOptions) -> SampleResult:
+    """Score one sample on parsed ``specs`` with checked ``options`` (:func:`scoring_options`): what
+    :func:`evaluate_sample` does after its checks, for a batch loop that makes them once.
+
+    Example:
+        >>> from rageval_lc.scoring.registry import parse_metrics
+        >>> specs = parse_metrics("trace")
+        >>> options = scoring_options(specs, "labels")
+        >>> sample = RagSample(question="Q?", contexts=["A."], response="A.",
+        ...                    labels={"all_relevant_sentence_keys": ["0a"]})
+        >>> score_sample(sample, specs, options).scores()["context_relevance"]
+        1.0
+
+    Raises:
+        ValueError: If a field a metric requires is empty.
+    """
+    for spec in specs:
+        _check_requirements(sample, spec)
     ctx = SampleJudgements(sample, options)
     results: dict[str, MetricResult] = {}
     details: dict[str, Any] = {}
