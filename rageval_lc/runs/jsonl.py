@@ -117,7 +117,7 @@ def run_settings(
         >>> run_settings("trace,faithfulness")["metrics"]
         ['faithfulness', 'trace']
     """
-    settings = {"judge": getattr(judge, "name", None), **judge_options}
+    settings = {"judge": judge.name if judge is not None else None, **judge_options}
     settings["metrics"] = sorted(spec.name for spec in metric_specs(metrics))
     settings.update(trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=float(relevance_normalizer))
     return json.loads(json.dumps(settings))  # as read back from a row
