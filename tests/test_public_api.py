@@ -62,3 +62,59 @@ def test_registry_lists_trace() -> None:
     assert spec.needs_contexts  # undetermined without contexts, not an error
     context_metrics = {name for name, spec in rageval_lc.REGISTRY.items() if spec.needs_contexts}
     assert context_metrics == {"trace", "faithfulness", "context_precision", "context_recall"}
+
+
+#: Where each package of the one-house layout keeps its public pieces (README "Architecture").
+LAYOUT = {
+    "rageval_lc.scoring": ["REGISTRY", "MetricSpec", "SampleResult", "evaluate_sample", "parse_metrics"],
+    "rageval_lc.scoring.plan": ["ROUTES", "METRIC_VERDICTS", "COMPOSITES", "FALLBACKS", "metric_judgements"],
+    "rageval_lc.scoring.dry_run": ["plan_calls", "CallPlan"],
+    "rageval_lc.runs.engine": ["evaluate", "aevaluate", "EvaluationRun", "score_items"],
+    "rageval_lc.runs.jsonl": ["evaluate_lines", "run_settings"],
+    "rageval_lc.runs.rgb": ["run_rgb"],
+    "rageval_lc.reports.summary": ["summarize", "format_table", "reference_view"],
+    "rageval_lc.reports.html": ["render_html"],
+    "rageval_lc.judges": ["BaseJudge", "Judge", "LabelsJudge", "make_judge"],
+    "rageval_lc.judges.resilient": ["ResilientJudge", "JudgeCache"],
+    "rageval_lc.adapters": ["RagEvaluator", "langsmith_evaluator", "dspy_metric", "RagEvalCallbackHandler"],
+}
+
+
+def test_the_layout_exports_its_pieces() -> None:
+    import importlib
+
+    missing = [
+        f"{module}.{name}"
+        for module, names in LAYOUT.items()
+        for name in names
+        if getattr(importlib.import_module(module), name, None) is None
+    ]
+    assert missing == []
+
+
+def test_the_top_level_names_are_the_layout_ones() -> None:
+    from rageval_lc.runs.engine import evaluate
+    from rageval_lc.scoring import REGISTRY, evaluate_sample
+
+    assert rageval_lc.evaluate is evaluate
+    assert rageval_lc.evaluate_sample is evaluate_sample
+    assert rageval_lc.REGISTRY is REGISTRY
+
+
+def test_the_package_root_holds_at_most_nine_modules() -> None:
+    from pathlib import Path
+
+    root = Path(rageval_lc.__file__).parent
+    assert len(list(root.glob("*.py"))) <= 9, sorted(p.name for p in root.glob("*.py"))
+
+
+def test_a_judge_of_ones_own_is_checked_against_the_contract() -> None:
+    import pytest
+
+    from rageval_lc.judges.factory import resolve_judge
+
+    class HalfAJudge:
+        name, supports = "half", frozenset({"trace_labels"})
+
+    with pytest.raises(TypeError, match=r"lacks .*prepare.*Subclass rageval_lc\.judges\.BaseJudge"):
+        resolve_judge(HalfAJudge())
