@@ -109,9 +109,10 @@ def metric_specs(metrics: str | Iterable[str] | Sequence[MetricSpec]) -> list[Me
     """
     if not isinstance(metrics, str):
         metrics = list(metrics)
-        if metrics and all(isinstance(spec, MetricSpec) for spec in metrics):
-            return metrics  # type: ignore[return-value]
-    return parse_metrics(metrics)  # type: ignore[arg-type]
+        specs = [spec for spec in metrics if isinstance(spec, MetricSpec)]
+        if metrics and len(specs) == len(metrics):
+            return specs
+    return parse_metrics(metrics)
 
 
 @dataclass(frozen=True)
