@@ -76,10 +76,27 @@ def scored_as_completed(items: Iterable[T], score: Callable[[T], R], *, concurre
                 yield pending.pop(future), future.result()
 
 
-def prepared(items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *, chunk: int = 256) -> Iterator[T]:
+def prepared(
+    items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *, chunk: int = 256, first: int = 8
+) -> Iterator[T]:
     """Yield ``items``, first letting the judge prepare each chunk (``judge.prepare(samples)``: the local
-    judge encodes a chunk's texts in one batched pass). Preparation failures are ignored."""
+    judge encodes a chunk's texts in one batched pass). Preparation failures are ignored.
+
+    The first chunk holds ``first`` items and each next one twice as many, up to ``chunk``: the first rows are
+    scored (and written) within seconds whatever the input's size, and a long run still prepares full chunks.
+
+    Example:
+        >>> from rageval_lc.judges.labels import LabelsJudge
+        >>> sizes = []
+        >>> class Recording(LabelsJudge):
+        ...     def prepare(self, samples):
+        ...         sizes.append(len(samples))
+        >>> items = [RagSample(question="Q?", contexts=["A."], response="A.") for _ in range(100)]
+        >>> len(list(prepared(items, Recording(), lambda s: s, chunk=32))), sizes
+        (100, [8, 16, 32, 32, 12])
+    """
     buffer: list[T] = []
+    size = max(1, min(first, chunk))
 
     def flush() -> Iterator[T]:
         samples = [s for s in (sample_of(item) for item in buffer) if isinstance(s, RagSample)]
@@ -93,8 +110,9 @@ def prepared(items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *,
 
     for item in items:
         buffer.append(item)
-        if len(buffer) >= chunk:
+        if len(buffer) >= size:
             yield from flush()
+            size = min(2 * size, chunk)
     yield from flush()
 
 
@@ -133,7 +151,8 @@ def score_items(
 ) -> Iterator[tuple[T, SampleResult]]:
     """THE batch loop: score ``(tag, sample)`` items, yielding ``(tag, result)`` in completion order.
 
-    The judge prepares each chunk of samples first (:func:`prepared`); each sample is scored with
+    The judge prepares each chunk of samples first (:func:`prepared`: 8 samples, then chunks doubling up to 256,
+    so the first results come within seconds); each sample is scored with
     :func:`~rageval_lc.scoring.sample.score_sample` (options checked once). An :class:`Unreadable` item,
     or a sample that cannot be scored, becomes :meth:`SampleResult.failed` (every score ``error``): the run goes on.
     Items are read lazily; nothing is parsed here (callers parse each input once).

@@ -1,0 +1,68 @@
+"""The first rows of a run come early (issue 15, item 3): the engine lets the judge prepare a small first chunk,
+then chunks that double up to the full size, so a user sees rows within seconds whatever the file's size, and the
+later chunks keep the batched throughput."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rageval_lc.judges.base import BaseJudge, Judgement
+from rageval_lc.runs.engine import evaluate, prepared, score_items
+from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.scoring.registry import parse_metrics
+
+
+class RecordingJudge(BaseJudge):
+    """Records the size of every chunk it is asked to prepare; marks sentence 0a relevant."""
+
+    name, supports = "recording", frozenset({"trace_labels"})
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def prepare(self, samples: Sequence[RagSample]) -> None:
+        self.sizes.append(len(samples))
+
+    def trace_labels(self, sample: RagSample) -> Judgement:
+        return Judgement(name="trace_labels", value=TraceLabels(all_relevant_sentence_keys=["0a"]))
+
+
+def samples(n: int) -> list[RagSample]:
+    return [RagSample(id=str(i), question="Q?", contexts=["A. B."], response="A.") for i in range(n)]
+
+
+def test_chunks_start_at_8_and_double_up_to_256() -> None:
+    judge = RecordingJudge()
+    batch = samples(1000)
+    assert list(prepared(batch, judge, lambda s: s)) == batch
+    # 8+16+32+64+128+256 = 504, then 256 (760), then the 240 left (1000)
+    assert judge.sizes == [8, 16, 32, 64, 128, 256, 256, 240]
+
+
+def test_a_small_file_is_one_chunk() -> None:
+    judge = RecordingJudge()
+    list(prepared(samples(5), judge, lambda s: s))
+    assert judge.sizes == [5]
+
+
+def test_the_full_chunk_size_caps_the_first() -> None:
+    judge = RecordingJudge()
+    list(prepared(samples(10), judge, lambda s: s, chunk=3))
+    assert judge.sizes == [3, 3, 3, 1]
+
+
+def test_the_first_row_is_scored_after_only_the_first_chunk_is_prepared() -> None:
+    judge = RecordingJudge()
+    rows = score_items(enumerate(samples(200)), parse_metrics("trace"), judge)
+    tag, result = next(rows)
+    assert (tag, result.id, judge.sizes) == (0, "0", [8])
+    rest = list(rows)
+    assert len(rest) == 199
+    assert judge.sizes == [8, 16, 32, 64, 80]  # 8+16+32+64 = 120, then the 80 left
+
+
+def test_evaluate_prepares_in_growing_chunks_and_keeps_every_row() -> None:
+    judge = RecordingJudge()
+    run = evaluate(samples(30), "trace", judge=judge, concurrency=2)
+    assert [r.id for r in run.results] == [str(i) for i in range(30)]
+    assert judge.sizes == [8, 16, 6]
