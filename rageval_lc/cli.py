@@ -153,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
+    from rageval_lc.judges.devices import DEVICE_CHOICES
+
     parser.add_argument(
         "--judge",
         default=os.environ.get("RAGEVAL_JUDGE", "local"),
@@ -162,6 +164,12 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
     parser.add_argument("--max-retries", type=int, default=2, help="extra attempts on unusable model output")
     parser.add_argument("--max-tokens", type=int, help="cap on the tokens a dspy: judge may generate per call")
+    parser.add_argument(
+        "--device",
+        default="auto",
+        choices=DEVICE_CHOICES,
+        help="where the offline (local) judge runs: auto (CUDA, else MPS, else CPU; the default), cpu, cuda, mps",
+    )
 
 
 def _make_judge(args: argparse.Namespace) -> Any:
@@ -169,7 +177,12 @@ def _make_judge(args: argparse.Namespace) -> Any:
 
     extra = {"max_tokens": args.max_tokens} if args.max_tokens and args.judge.startswith("dspy:") else {}
     return make_judge(
-        args.judge, api_base=args.api_base, api_key_env=args.api_key_env, max_retries=args.max_retries, **extra
+        args.judge,
+        api_base=args.api_base,
+        api_key_env=args.api_key_env,
+        max_retries=args.max_retries,
+        device=args.device,
+        **extra,
     )
 
 

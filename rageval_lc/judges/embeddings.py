@@ -28,9 +28,10 @@ class EmbeddingScorer:
     Args:
         model: a model name, path or loaded ``SentenceTransformer``; None for the packaged model.
         encoder: a :class:`~rageval_lc.judges.encoder.CachedEncoder` to share (the local judge's, say).
+        device: where a model built here runs (``auto``, ``cpu``, ``cuda`` or ``mps``).
     """
 
-    def __init__(self, model: Any = None, *, encoder: CachedEncoder | None = None, device: str = "cpu") -> None:
+    def __init__(self, model: Any = None, *, encoder: CachedEncoder | None = None, device: str = "auto") -> None:
         self.encoder = encoder or CachedEncoder(SentenceTransformerEncoder(model, device=device))
 
     @property

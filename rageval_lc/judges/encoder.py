@@ -94,13 +94,16 @@ class SentenceTransformerEncoder:
 
     Args:
         model: a model name or path, a loaded ``SentenceTransformer``, or None for the packaged model.
-        device: the torch device (``"cpu"`` by default).
+        device: ``auto`` (the default: CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``
+            (:func:`~rageval_lc.judges.devices.resolve_device`).
         batch_size: texts per forward pass.
     """
 
-    def __init__(self, model: Any = None, *, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(self, model: Any = None, *, device: str = "auto", batch_size: int = 64) -> None:
+        from rageval_lc.judges.devices import resolve_device
+
         self._model_spec = model
-        self.device = device
+        self.device = resolve_device(device)
         self.batch_size = batch_size
         self._model: Any = None
 

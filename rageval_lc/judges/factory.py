@@ -29,6 +29,7 @@ def make_judge(
     api_base: str | None = None,
     api_key_env: str | None = None,
     max_retries: int = 2,
+    device: str = "auto",
     **kwargs: Any,
 ) -> Judge:
     """Return the judge a name stands for.
@@ -40,18 +41,24 @@ def make_judge(
         api_base: the server URL for ``dspy:`` judges.
         api_key_env: the environment variable holding the API key for ``dspy:`` judges.
         max_retries: extra attempts on unusable model output (``dspy:`` judges).
+        device: where the offline judge runs: ``auto`` (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or
+            ``mps`` (:func:`~rageval_lc.judges.devices.resolve_device`); checked, and unused, for other judges.
         **kwargs: passed to the judge's constructor.
 
     Raises:
-        ValueError: For an unknown name, an empty model id, or a missing API-key variable.
+        ValueError: For an unknown name, an empty model id, a missing API-key variable, an unknown device,
+            or (``local``) a device this machine does not have.
     """
+    from rageval_lc.judges.devices import check_device
+
+    check_device(device)
     spec = spec.strip()
     if spec == "labels":
         return LabelsJudge()
     if spec == "local":
         from rageval_lc.judges.local import LocalJudge
 
-        return LocalJudge(**kwargs)
+        return LocalJudge(device=device, **kwargs)
     if spec.startswith("dspy:"):
         model = spec.removeprefix("dspy:").strip()
         if not model:
@@ -73,26 +80,31 @@ def make_judge(
 
 
 @lru_cache(maxsize=1)
-def _local_judge() -> Judge:
+def _local_judge(device: str) -> Judge:
     from rageval_lc.judges.local import LocalJudge
 
-    return LocalJudge()
+    return LocalJudge(device=device)
 
 
-def resolve_judge(judge: Any = None) -> Judge:
+def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
     """A judge from what the API and the integrations accept.
 
     None → the offline local judge (one per process); ``"local"``, ``"labels"`` or ``"dspy:<model id>"``
     → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain chat model → a
     :class:`~rageval_lc.judges.DspyJudge` on it; a judge (:class:`~rageval_lc.judges.base.Judge`) → itself.
+    ``device`` is where an offline judge built here runs (see :func:`make_judge`).
 
     Raises:
         TypeError: If ``judge`` has ``supports`` but misses part of the judge contract (the message names it).
+        ValueError: If ``device`` is unknown, or (an offline judge built here) not on this machine.
     """
+    from rageval_lc.judges.devices import check_device, resolve_device
+
+    check_device(device)
     if judge is None or judge == "local":
-        return _local_judge()
+        return _local_judge(resolve_device(device))  # one per process and device
     if isinstance(judge, str):
-        return make_judge(judge)
+        return make_judge(judge, device=device)
     if isinstance(judge, Judge):
         return judge
     if hasattr(judge, "supports"):  # a judge of one's own that misses part of the contract

@@ -271,7 +271,12 @@ class LocalJudge(BaseJudge):
         params: fitted parameters (a :class:`LocalParams` or a path); None for the shipped ones.
         nli: the NLI model (an :class:`~rageval_lc.judges.nli.NliModel` or an adapter folder); None for the
             shipped one.
-        device: the torch device.
+        device: ``auto`` (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` (``cuda:N``) or ``mps``: see
+            :func:`~rageval_lc.judges.devices.resolve_device`. The encoder and the NLI model run on it; the
+            chosen device is :attr:`device`.
+
+    Raises:
+        ValueError: If the device is unknown or not on this machine.
     """
 
     name = "local"
@@ -285,8 +290,12 @@ class LocalJudge(BaseJudge):
         encoder: Encoder | None = None,
         params: LocalParams | str | None = None,
         nli: NliModel | str | Path | None = None,
-        device: str = "cpu",
+        device: str = "auto",
     ) -> None:
+        from rageval_lc.judges.devices import resolve_device
+
+        self.device = resolve_device(device)
+        device = self.device
         base = encoder if encoder is not None else SentenceTransformerEncoder(model, device=device)
         self.encoder = CachedEncoder(base)
         self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device, cache_size=_NLI_CACHE)

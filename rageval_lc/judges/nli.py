@@ -69,7 +69,8 @@ class NliModel:
 
     Args:
         adapter: the adapter folder (None: the shipped one).
-        device: the torch device.
+        device: ``auto`` (the default: CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``
+            (:func:`~rageval_lc.judges.devices.resolve_device`).
         batch_size: pairs per forward pass.
         cache_size: pairs remembered.
         precision: ``"auto"`` (bfloat16 autocast on a CPU with native bfloat16 support, float16 on CUDA,
@@ -81,7 +82,7 @@ class NliModel:
         self,
         adapter: str | Path | None = None,
         *,
-        device: str = "cpu",
+        device: str = "auto",
         batch_size: int = 64,
         cache_size: int = 200_000,
         precision: str = "auto",
@@ -91,7 +92,9 @@ class NliModel:
             raise ValueError(msg)
         self.precision = precision
         self.adapter = Path(adapter) if adapter is not None else shipped_adapter_path()
-        self.device = device
+        from rageval_lc.judges.devices import resolve_device
+
+        self.device = resolve_device(device)
         self.batch_size = batch_size
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size

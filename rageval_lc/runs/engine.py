@@ -210,12 +210,14 @@ def make_resilient(
     retries: int = 3,
     backoff_s: float = 1.0,
     cache_dir: str | Path | None = None,
+    device: str = "auto",
 ) -> Any:
-    """The judge (a judge, a name, an LM or a chat model) wrapped in a :class:`ResilientJudge`."""
+    """The judge (a judge, a name, an LM or a chat model) wrapped in a :class:`ResilientJudge`; ``device``
+    is where an offline judge built here runs (``auto``, ``cpu``, ``cuda`` or ``mps``)."""
     from rageval_lc.judges.factory import resolve_judge
     from rageval_lc.judges.resilient import ResilientJudge
 
-    resolved = resolve_judge(judge)
+    resolved = resolve_judge(judge, device=device)
     if isinstance(resolved, ResilientJudge):
         return resolved
     return ResilientJudge(
@@ -265,6 +267,7 @@ def evaluate(
     retries: int = 3,
     backoff_s: float = 1.0,
     cache_dir: str | Path | None = None,
+    device: str = "auto",
     progress: bool = False,
     on_result: Callable[[SampleResult], None] | None = None,
     **options: Any,
@@ -279,12 +282,15 @@ def evaluate(
         concurrency: samples scored at once (threads).
         requests_per_minute, timeout_s, retries, backoff_s, cache_dir: see
             :class:`~rageval_lc.judges.resilient.ResilientJudge`.
+        device: where the offline judge runs when it is built here (``judge`` None or ``"local"``): ``auto``
+            (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``.
         progress: show a progress bar on stderr.
         on_result: called with each result as it completes (in completion order).
         **options: ``scoring_mode``, ``trace_mode``, ``relevance_normalizer``, ``embeddings``.
 
     Raises:
-        ValueError: If a metric is unknown or ``concurrency`` < 1 (before any sample is scored).
+        ValueError: If a metric is unknown, ``concurrency`` < 1, or the device is unknown or not on this
+            machine (before any sample is scored).
     """
     specs = metric_specs(metrics)
     resilient = make_resilient(
@@ -294,6 +300,7 @@ def evaluate(
         retries=retries,
         backoff_s=backoff_s,
         cache_dir=cache_dir,
+        device=device,
     )
     bar = _progress(progress, samples)
     by_index: dict[int, SampleResult] = {}
