@@ -31,38 +31,41 @@ def samples(n: int) -> list[RagSample]:
     return [RagSample(id=str(i), question="Q?", contexts=["A. B."], response="A.") for i in range(n)]
 
 
-def test_chunks_start_at_8_and_double_up_to_256() -> None:
+def test_chunks_start_at_1_and_double_up_to_256() -> None:
     judge = RecordingJudge()
     batch = samples(1000)
     assert list(prepared(batch, judge, lambda s: s)) == batch
-    # 8+16+32+64+128+256 = 504, then 256 (760), then the 240 left (1000)
-    assert judge.sizes == [8, 16, 32, 64, 128, 256, 256, 240]
+    # 1+2+4+8+16+32+64+128 = 255, then 256 (511), 256 (767), then the 233 left (1000)
+    assert judge.sizes == [1, 2, 4, 8, 16, 32, 64, 128, 256, 256, 233]
 
 
-def test_a_small_file_is_one_chunk() -> None:
+def test_a_small_file() -> None:
     judge = RecordingJudge()
     list(prepared(samples(5), judge, lambda s: s))
-    assert judge.sizes == [5]
+    assert judge.sizes == [1, 2, 2]
 
 
-def test_the_full_chunk_size_caps_the_first() -> None:
+def test_the_full_chunk_size_caps_the_growth() -> None:
     judge = RecordingJudge()
     list(prepared(samples(10), judge, lambda s: s, chunk=3))
-    assert judge.sizes == [3, 3, 3, 1]
+    assert judge.sizes == [1, 2, 3, 3, 1]
+    judge = RecordingJudge()
+    list(prepared(samples(10), judge, lambda s: s, chunk=4, first=8))
+    assert judge.sizes == [4, 4, 2]
 
 
 def test_the_first_row_is_scored_after_only_the_first_chunk_is_prepared() -> None:
     judge = RecordingJudge()
     rows = score_items(enumerate(samples(200)), parse_metrics("trace"), judge)
     tag, result = next(rows)
-    assert (tag, result.id, judge.sizes) == (0, "0", [8])
+    assert (tag, result.id, judge.sizes) == (0, "0", [1])
     rest = list(rows)
     assert len(rest) == 199
-    assert judge.sizes == [8, 16, 32, 64, 80]  # 8+16+32+64 = 120, then the 80 left
+    assert judge.sizes == [1, 2, 4, 8, 16, 32, 64, 73]  # 1+2+...+64 = 127, then the 73 left
 
 
 def test_evaluate_prepares_in_growing_chunks_and_keeps_every_row() -> None:
     judge = RecordingJudge()
     run = evaluate(samples(30), "trace", judge=judge, concurrency=2)
     assert [r.id for r in run.results] == [str(i) for i in range(30)]
-    assert judge.sizes == [8, 16, 6]
+    assert judge.sizes == [1, 2, 4, 8, 15]

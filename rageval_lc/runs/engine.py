@@ -77,13 +77,14 @@ def scored_as_completed(items: Iterable[T], score: Callable[[T], R], *, concurre
 
 
 def prepared(
-    items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *, chunk: int = 256, first: int = 8
+    items: Iterable[T], judge: Judge, sample_of: Callable[[T], Any], *, chunk: int = 256, first: int = 1
 ) -> Iterator[T]:
     """Yield ``items``, first letting the judge prepare each chunk (``judge.prepare(samples)``: the local
     judge encodes a chunk's texts in one batched pass). Preparation failures are ignored.
 
     The first chunk holds ``first`` items and each next one twice as many, up to ``chunk``: the first rows are
-    scored (and written) within seconds whatever the input's size, and a long run still prepares full chunks.
+    scored (and written) within seconds whatever the input's size (the offline judge: ~9 s on a 2-core machine,
+    most of it loading the models; a first chunk of 8 took ~15 s), and a long run still prepares full chunks.
 
     Example:
         >>> from rageval_lc.judges.labels import LabelsJudge
@@ -93,7 +94,7 @@ def prepared(
         ...         sizes.append(len(samples))
         >>> items = [RagSample(question="Q?", contexts=["A."], response="A.") for _ in range(100)]
         >>> len(list(prepared(items, Recording(), lambda s: s, chunk=32))), sizes
-        (100, [8, 16, 32, 32, 12])
+        (100, [1, 2, 4, 8, 16, 32, 32, 5])
     """
     buffer: list[T] = []
     size = max(1, min(first, chunk))
@@ -151,7 +152,7 @@ def score_items(
 ) -> Iterator[tuple[T, SampleResult]]:
     """THE batch loop: score ``(tag, sample)`` items, yielding ``(tag, result)`` in completion order.
 
-    The judge prepares each chunk of samples first (:func:`prepared`: 8 samples, then chunks doubling up to 256,
+    The judge prepares each chunk of samples first (:func:`prepared`: 1 sample, then chunks doubling up to 256,
     so the first results come within seconds); each sample is scored with
     :func:`~rageval_lc.scoring.sample.score_sample` (options checked once). An :class:`Unreadable` item,
     or a sample that cannot be scored, becomes :meth:`SampleResult.failed` (every score ``error``): the run goes on.
