@@ -14,13 +14,12 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rageval_lc.judges.factory import resolve_judge
-from rageval_lc.runs.engine import make_resilient
+from rageval_lc.runs.engine import RESILIENCE_OPTIONS, resilient_judge
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -172,24 +171,6 @@ def _contexts(value: Any) -> list[Any]:
     if isinstance(value, (str, bytes, Mapping)) or hasattr(value, "page_content"):
         return [value]
     return list(value)
-
-
-#: The options that wrap a judge, as :func:`rageval_lc.evaluate` takes them (the keywords of
-#: :func:`~rageval_lc.runs.engine.make_resilient`).
-RESILIENCE_OPTIONS: tuple[str, ...] = tuple(p for p in inspect.signature(make_resilient).parameters if p != "judge")
-
-
-def resilient_judge(judge: Any, options: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """The judge wrapped with the :data:`RESILIENCE_OPTIONS` among ``options``, and the other options.
-
-    Example:
-        >>> judge, rest = resilient_judge("labels", {"retries": 1, "trace_mode": "capstone"})
-        >>> type(judge).__name__, judge.retries, rest
-        ('ResilientJudge', 1, {'trace_mode': 'capstone'})
-    """
-    resilience = {k: v for k, v in options.items() if k in RESILIENCE_OPTIONS}
-    rest = {k: v for k, v in options.items() if k not in RESILIENCE_OPTIONS}
-    return make_resilient(judge, **resilience), rest
 
 
 class MetricScorer:

@@ -20,7 +20,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from rageval_lc.scoring.registry import MetricSpec, parse_metrics
 from rageval_lc.scoring.sample import SampleResult, score_sample, scoring_options
 
 __all__ = [
+    "RESILIENCE_OPTIONS",
     "EvaluationRun",
     "Unreadable",
     "aevaluate",
@@ -41,6 +43,7 @@ __all__ = [
     "make_resilient",
     "metric_specs",
     "prepared",
+    "resilient_judge",
     "score_items",
     "scored_as_completed",
 ]
@@ -177,7 +180,7 @@ def score_items(
         [(1, 'a', 'ok'), (2, 'b', 'error')]
     """
     try:  # checked once for the run; options no sample can be scored with fail every row
-        checked: ScoringOptions | Exception = scoring_options(specs, judge, **options)
+        checked: ScoringOptions | Exception = scoring_options(specs, ScoringOptions(judge, **options))
     except Exception as exc:
         checked = exc
 
@@ -231,6 +234,23 @@ def make_resilient(
     )
 
 
+#: The options of :func:`make_resilient` (every entry point that builds a judge takes them).
+RESILIENCE_OPTIONS: tuple[str, ...] = tuple(p for p in inspect.signature(make_resilient).parameters if p != "judge")
+
+
+def resilient_judge(judge: Any, options: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The judge wrapped with the :data:`RESILIENCE_OPTIONS` among ``options``, and the other options.
+
+    Example:
+        >>> judge, rest = resilient_judge("labels", {"retries": 1, "trace_mode": "capstone"})
+        >>> type(judge).__name__, judge.retries, rest
+        ('ResilientJudge', 1, {'trace_mode': 'capstone'})
+    """
+    resilience = {k: v for k, v in options.items() if k in RESILIENCE_OPTIONS}
+    rest = {k: v for k, v in options.items() if k not in RESILIENCE_OPTIONS}
+    return make_resilient(judge, **resilience), rest
+
+
 @dataclass
 class EvaluationRun:
     """What :func:`evaluate` returns: one result per sample, in input order, and the summaries.
@@ -263,12 +283,6 @@ def evaluate(
     *,
     judge: Any = None,
     concurrency: int = 4,
-    requests_per_minute: float | None = None,
-    timeout_s: float | None = None,
-    retries: int = 3,
-    backoff_s: float = 1.0,
-    cache_dir: str | Path | None = None,
-    device: str = "auto",
     progress: bool = False,
     on_result: Callable[[SampleResult], None] | None = None,
     **options: Any,
@@ -281,28 +295,20 @@ def evaluate(
         judge: a judge, a judge name (``"local"``, ``"labels"``, ``"dspy:<model>"``), a ``dspy.LM`` or a
             LangChain chat model; None: the offline judge.
         concurrency: samples scored at once (threads).
-        requests_per_minute, timeout_s, retries, backoff_s, cache_dir: see
-            :class:`~rageval_lc.judges.resilient.ResilientJudge`.
-        device: where the offline judge runs when it is built here (``judge`` None or ``"local"``): ``auto``
-            (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``.
         progress: show a progress bar on stderr.
         on_result: called with each result as it completes (in completion order).
-        **options: ``scoring_mode``, ``trace_mode``, ``relevance_normalizer``, ``embeddings``.
+        **options: the judge's resilience (:data:`RESILIENCE_OPTIONS`, see :func:`make_resilient`):
+            ``requests_per_minute``, ``timeout_s``, ``retries`` (3), ``backoff_s`` (1.0), ``cache_dir``, and
+            ``device`` (where an offline judge built here runs: ``auto`` = CUDA, else MPS, else the CPU;
+            ``cpu``, ``cuda``, ``mps``); and the scoring's: ``scoring_mode``, ``trace_mode``,
+            ``relevance_normalizer``, ``embeddings``.
 
     Raises:
         ValueError: If a metric is unknown, ``concurrency`` < 1, or the device is unknown or not on this
             machine (before any sample is scored).
     """
     specs = metric_specs(metrics)
-    resilient = make_resilient(
-        judge,
-        requests_per_minute=requests_per_minute,
-        timeout_s=timeout_s,
-        retries=retries,
-        backoff_s=backoff_s,
-        cache_dir=cache_dir,
-        device=device,
-    )
+    resilient, options = resilient_judge(judge, options)
     bar = _progress(progress, samples)
     by_index: dict[int, SampleResult] = {}
     try:

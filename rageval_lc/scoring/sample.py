@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -115,45 +116,23 @@ def evaluate_sample(
         msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
         raise TypeError(msg)
     specs = parse_metrics(metrics)
-    options = scoring_options(
-        specs,
-        judge,
-        trace_mode=trace_mode,
-        relevance_normalizer=relevance_normalizer,
-        scoring_mode=scoring_mode,
-        embeddings=embeddings,
-        no_contexts_reason=no_contexts_reason,
-    )
-    return score_sample(sample, specs, options)
+    given = ScoringOptions(judge, trace_mode, relevance_normalizer, scoring_mode, embeddings=embeddings)
+    given = replace(given, no_contexts_reason=no_contexts_reason)
+    return score_sample(sample, specs, scoring_options(specs, given))
 
 
-def scoring_options(
-    specs: Sequence[MetricSpec],
-    judge: Judge | str | None = None,
-    *,
-    trace_mode: TraceMode = "ragbench",
-    relevance_normalizer: float = 20.0,
-    scoring_mode: ScoringMode = "shared",
-    embeddings: Any = None,
-    no_contexts_reason: str = NO_CONTEXTS,
-) -> ScoringOptions:
-    """The options of :func:`evaluate_sample`, checked once for a run of ``specs`` (see :func:`score_sample`).
+def scoring_options(specs: Sequence[MetricSpec], given: ScoringOptions) -> ScoringOptions:
+    """``given`` checked once for a run of ``specs``, its judge resolved (a name or None: see
+    :func:`~rageval_lc.judges.factory.resolve_judge`); for :func:`score_sample`.
 
     Raises:
         ValueError: If a mode is unknown or the judge cannot make a judgement a metric needs.
     """
-    check_choice(trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
-    check_str(no_contexts_reason, name="no_contexts_reason", caller="evaluate_sample", allow_empty=False)
-    judge = resolve_judge(judge)
-    planned_judgements(specs, scoring_mode, judge)
-    return ScoringOptions(
-        judge,
-        trace_mode,
-        relevance_normalizer,
-        scoring_mode,
-        embeddings=embeddings,
-        no_contexts_reason=no_contexts_reason,
-    )
+    check_choice(given.trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
+    check_str(given.no_contexts_reason, name="no_contexts_reason", caller="evaluate_sample", allow_empty=False)
+    judge = resolve_judge(given.judge)
+    planned_judgements(specs, given.scoring_mode, judge)
+    return replace(given, judge=judge)
 
 
 def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: ScoringOptions) -> SampleResult:
@@ -163,7 +142,7 @@ def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: Scorin
     Example:
         >>> from rageval_lc.scoring.registry import parse_metrics
         >>> specs = parse_metrics("trace")
-        >>> options = scoring_options(specs, "labels")
+        >>> options = scoring_options(specs, ScoringOptions(judge="labels"))
         >>> sample = RagSample(question="Q?", contexts=["A."], response="A.",
         ...                    labels={"all_relevant_sentence_keys": ["0a"]})
         >>> score_sample(sample, specs, options).scores()["context_relevance"]
