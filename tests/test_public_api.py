@@ -116,5 +116,5 @@ def test_a_judge_of_ones_own_is_checked_against_the_contract() -> None:
     class HalfAJudge:
         name, supports = "half", frozenset({"trace_labels"})
 
-    with pytest.raises(TypeError, match=r"lacks .*prepare.*Subclass rageval_lc\.judges\.BaseJudge"):
+    with pytest.raises(TypeError, match=r"lacks trace_labels\. Subclass rageval_lc\.judges\.BaseJudge"):
         resolve_judge(HalfAJudge())

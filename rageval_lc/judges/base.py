@@ -23,6 +23,7 @@ from rageval_lc.schema import RagSample, TraceLabels
 
 __all__ = [
     "JUDGEMENTS",
+    "AdoptedJudge",
     "AnswerLabel",
     "BaseJudge",
     "ClaimVerdict",
@@ -404,19 +405,52 @@ class BaseJudge:
 
 
 def as_judge(judge: object) -> Judge:
-    """``judge`` checked against the :class:`Judge` contract (every method present).
+    """``judge`` held to the :class:`Judge` contract: itself when it keeps all of it, else (a judge written
+    without :class:`BaseJudge`: a ``name``, ``supports`` and the methods it supports) an
+    :class:`AdoptedJudge` giving it the defaults for the rest. The one place that looks at what a judge has.
 
     Raises:
-        TypeError: naming what is missing, with the way out (subclass :class:`BaseJudge`).
+        TypeError: If it has no ``name`` or ``supports``, or lacks the method of a judgement it supports.
     """
     if isinstance(judge, Judge):
         return judge
-    missing = sorted(name for name in _CONTRACT if not hasattr(judge, name))
-    msg = (
-        f"{type(judge).__name__} is not a judge: it lacks {', '.join(missing)}. "
-        "Subclass rageval_lc.judges.BaseJudge and write the judgements it supports."
-    )
-    raise TypeError(msg)
+    missing = [name for name in ("name", "supports") if not hasattr(judge, name)]
+    missing += sorted(name for name in getattr(judge, "supports", ()) if not callable(getattr(judge, name, None)))
+    if missing:
+        msg = (
+            f"{type(judge).__name__} is not a judge: it lacks {', '.join(missing)}. "
+            "Subclass rageval_lc.judges.BaseJudge and write the judgements it supports."
+        )
+        raise TypeError(msg)
+    return AdoptedJudge(judge)
+
+
+class AdoptedJudge(BaseJudge):
+    """A judge written without :class:`BaseJudge`, held to the contract: what it has is its own (methods and
+    attributes), the rest :class:`BaseJudge`'s defaults. Its cache identity is its own ``cache_identity()``, or
+    the state of its DSPy ``modules``, so that two differently compiled judges never share cached answers.
+    """
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        for name in _CONTRACT:
+            if hasattr(judge, name):
+                setattr(self, name, getattr(judge, name))
+        if not hasattr(judge, "cache_identity") and isinstance(getattr(judge, "modules", None), dict):
+            self.cache_identity = self._modules_identity  # type: ignore[method-assign]
+
+    def _modules_identity(self) -> dict[str, Any]:
+        modules = self.judge.modules
+        try:
+            return {"modules": {k: m.dump_state() for k, m in modules.items()}}
+        except Exception:
+            return {"modules": sorted(modules)}
+
+    def __getattr__(self, attribute: str) -> Any:  # the wrapped judge's own extras (``lm``, ``modules``)
+        judge = self.__dict__.get("judge")
+        if judge is None:
+            raise AttributeError(attribute)
+        return getattr(judge, attribute)
 
 
 _CONTRACT = (

@@ -324,6 +324,7 @@ class LocalJudge(BaseJudge):
             "model": f"{type(self.encoder.encoder).__name__}:{model}",
             "params": hashlib.sha256(self.params.to_json().encode("utf-8")).hexdigest(),
             "nli": hashlib.sha256(adapter.read_bytes()).hexdigest() if adapter.exists() else str(self.nli.adapter),
+            "device": str(self.device).split(":")[0],  # the NLI model's precision follows the device
         }
 
     # --- shared work -----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rageval_lc.judges import base
-from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage
+from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage, as_judge
 from rageval_lc.judges.checks import cap_raw, judgement_problem
 from rageval_lc.schema import RagSample, TraceLabels
 
@@ -200,6 +200,7 @@ class ResilientJudge(BaseJudge):
         cache: JudgeCache | str | Path | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        judge = as_judge(judge)
         self.judge = judge
         self.limiter = RateLimiter(requests_per_minute) if requests_per_minute else None
         self.timeout_s = timeout_s
@@ -220,6 +221,12 @@ class ResilientJudge(BaseJudge):
     def supports(self) -> frozenset[str]:
         """The wrapped judge's judgements."""
         return self.judge.supports
+
+    def __getattr__(self, attribute: str) -> Any:  # the wrapped judge's own extras (``lm``, ``modules``)
+        judge = self.__dict__.get("judge")
+        if judge is None:
+            raise AttributeError(attribute)
+        return getattr(judge, attribute)
 
     @property
     def encoder(self) -> Any:

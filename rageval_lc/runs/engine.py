@@ -223,6 +223,16 @@ def make_resilient(
 
     resolved = resolve_judge(judge, device=device)
     if isinstance(resolved, ResilientJudge):
+        given = {"requests_per_minute": requests_per_minute, "timeout_s": timeout_s, "retries": retries}
+        given.update(backoff_s=backoff_s, cache_dir=cache_dir)
+        defaults = {k: p.default for k, p in inspect.signature(make_resilient).parameters.items() if k in given}
+        changed = sorted(k for k, v in given.items() if v != defaults[k])
+        if changed:
+            msg = (
+                f"The judge is already a ResilientJudge; {', '.join(changed)} would be ignored. "
+                "Pass the unwrapped judge with these options, or wrap it with them yourself."
+            )
+            raise ValueError(msg)
         return resolved
     return ResilientJudge(
         resolved,

@@ -73,7 +73,9 @@ class ScoringOptions:
     """What scoring a sample needs besides the sample.
 
     Attributes:
-        judge: what makes the judgements (the released labels by default).
+        judge: what makes the judgements, resolved (:func:`~rageval_lc.scoring.sample.scoring_options`
+            resolves a name or None, None being the offline judge as everywhere); left out here, the labels
+            judge, so that a bare ``ScoringOptions()`` loads no model (tests and examples).
         trace_mode: TRACe's formulas (``ragbench`` or ``capstone``).
         relevance_normalizer: capstone's relevance denominator.
         scoring_mode: how judgements are shared (see the module docstring).
