@@ -28,6 +28,11 @@ def test_year_edit_moves_the_year_and_keeps_the_rest() -> None:
     assert "8,849" in hypothesis and "1953" not in hypothesis
     year = int(hypothesis.rstrip(".").split()[-1])
     assert 1 <= abs(year - 1953) <= 30
+    assert hypothesis == EVEREST.replace("1953", str(year))  # only the year moved
+    for seed in range(1, 20):  # every seed moves it, never by more than 30 years, and touches nothing else
+        moved = me.edit_year(EVEREST, random.Random(seed))[1]
+        other = int(moved.rstrip(".").split()[-1])
+        assert 1 <= abs(other - 1953) <= 30 and moved == EVEREST.replace("1953", str(other))
 
 
 def test_negation_is_added_after_the_first_auxiliary_or_removed() -> None:

@@ -38,6 +38,7 @@ __all__ = [
     "StatementVerdict",
     "as_judge",
     "unsupported",
+    "wrapped_extras",
 ]
 
 T = TypeVar("T")
@@ -404,6 +405,15 @@ class BaseJudge:
         return self._cannot("assess_all")
 
 
+def wrapped_extras(wrapper: Any, attribute: str) -> Any:
+    """``__getattr__`` of a judge that wraps another (``.judge``): the wrapped judge's own extras (``lm``,
+    ``modules``) read through the wrapper; everything of the contract is the wrapper's own."""
+    judge = wrapper.__dict__.get("judge")
+    if judge is None:
+        raise AttributeError(attribute)
+    return getattr(judge, attribute)
+
+
 def as_judge(judge: object) -> Judge:
     """``judge`` held to the :class:`Judge` contract: itself when it keeps all of it, else (a judge written
     without :class:`BaseJudge`: a ``name``, ``supports`` and the methods it supports) an
@@ -446,11 +456,7 @@ class AdoptedJudge(BaseJudge):
         except Exception:
             return {"modules": sorted(modules)}
 
-    def __getattr__(self, attribute: str) -> Any:  # the wrapped judge's own extras (``lm``, ``modules``)
-        judge = self.__dict__.get("judge")
-        if judge is None:
-            raise AttributeError(attribute)
-        return getattr(judge, attribute)
+    __getattr__ = wrapped_extras
 
 
 _CONTRACT = (

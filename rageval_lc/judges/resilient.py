@@ -42,7 +42,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from rageval_lc.judges import base
-from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage, as_judge
+from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage, as_judge, wrapped_extras
 from rageval_lc.judges.checks import cap_raw, judgement_problem
 from rageval_lc.schema import RagSample, TraceLabels
 
@@ -222,11 +222,7 @@ class ResilientJudge(BaseJudge):
         """The wrapped judge's judgements."""
         return self.judge.supports
 
-    def __getattr__(self, attribute: str) -> Any:  # the wrapped judge's own extras (``lm``, ``modules``)
-        judge = self.__dict__.get("judge")
-        if judge is None:
-            raise AttributeError(attribute)
-        return getattr(judge, attribute)
+    __getattr__ = wrapped_extras  # the wrapped judge's own extras (``lm``, ``modules``)
 
     @property
     def encoder(self) -> Any:

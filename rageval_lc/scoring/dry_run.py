@@ -102,9 +102,9 @@ def _parts(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
 
 
 def _verdict_needs_a_call(verdict: str, mode: str, sample: RagSample) -> bool:
-    claims = [text for _, text in sample.sentences.response if not is_dont_know(text)]
     if verdict == "claims" and route(verdict, mode)[0] != "extract_claims":
-        return bool(claims)  # claims are the response sentences: none but "I don't know." makes no claim
+        # claims are the response sentences: an answer of only "I don't know." makes no claim
+        return any(not is_dont_know(text) for _, text in sample.sentences.response)
     if verdict == "label":
         return not is_dont_know(sample.response)
     return True

@@ -112,12 +112,16 @@ def evaluate_sample(
         ValueError: If a metric or mode is unknown, a field a metric requires is empty, or the judge
             cannot make a judgement a metric needs.
     """
-    if not isinstance(sample, RagSample):
-        msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
-        raise TypeError(msg)
+    _require_sample(sample)  # before the metrics: a wrong argument is named first
     specs = parse_metrics(metrics)
-    given = ScoringOptions(judge, trace_mode, relevance_normalizer, scoring_mode, embeddings=embeddings)
-    given = replace(given, no_contexts_reason=no_contexts_reason)
+    given = ScoringOptions(
+        judge=judge,
+        trace_mode=trace_mode,
+        relevance_normalizer=relevance_normalizer,
+        scoring_mode=scoring_mode,
+        embeddings=embeddings,
+        no_contexts_reason=no_contexts_reason,
+    )
     return score_sample(sample, specs, scoring_options(specs, given))
 
 
@@ -149,8 +153,10 @@ def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: Scorin
         1.0
 
     Raises:
+        TypeError: If ``sample`` is not a :class:`RagSample`.
         ValueError: If a field a metric requires is empty.
     """
+    _require_sample(sample)
     for spec in specs:
         _check_requirements(sample, spec)
     ctx = SampleJudgements(sample, options)
@@ -162,6 +168,12 @@ def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: Scorin
         results.update(spec_results)
     details["judge_usage"] = ctx.usage_summary()
     return SampleResult(id=sample.id, results=results, details=details)
+
+
+def _require_sample(sample: object) -> None:
+    if not isinstance(sample, RagSample):
+        msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
+        raise TypeError(msg)
 
 
 def _check_requirements(sample: RagSample, spec: MetricSpec) -> None:
