@@ -1,0 +1,153 @@
+"""Uncertainty for run figures: bootstrap confidence intervals and paired comparisons (pure numpy, seeded).
+
+A mean over a few hundred rows moves by several points from one sample of rows to the next; these functions
+say by how much, so that a decision (ship the new retriever? did compilation help?) rests on evidence.
+
+Example:
+    >>> low, high = bootstrap_ci([0.0, 1.0, 1.0, 1.0, 0.5, 1.0, 0.0, 1.0])
+    >>> 0.3 < low < 0.69 < high <= 1.0
+    True
+    >>> paired = paired_comparison([0.5, 0.6, 0.7, 0.2], [0.7, 0.6, 0.9, 0.5])
+    >>> round(paired.diff, 3), (paired.wins, paired.ties, paired.losses), paired.p_value
+    (0.175, (3, 1, 0), 0.25)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+__all__ = ["DEFAULT_RESAMPLES", "PairedComparison", "bootstrap_ci", "paired_comparison", "permutation_p_value"]
+
+#: Bootstrap resamples (and Monte-Carlo permutations) unless told otherwise.
+DEFAULT_RESAMPLES = 2000
+
+
+def bootstrap_ci(
+    values: Sequence[float], *, n_resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, seed: int = 0
+) -> tuple[float | None, float | None]:
+    """The percentile-bootstrap confidence interval of the mean of ``values`` (None, None when empty).
+
+    Resamples ``values`` with replacement ``n_resamples`` times (``numpy.random.default_rng(seed)``), takes each
+    resample's mean and returns the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles. One value
+    gives a zero-width interval.
+
+    Example:
+        >>> bootstrap_ci([0.5]), bootstrap_ci([])
+        ((0.5, 0.5), (None, None))
+    """
+    data = _array(values)
+    if data.size == 0:
+        return None, None
+    _check(n_resamples, confidence)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(n_resamples, data.size))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
+
+
+def permutation_p_value(
+    differences: Sequence[float], *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> float | None:
+    """The two-sided paired permutation (sign-flip) test p-value for a mean difference of zero.
+
+    Under the null each pair's difference is as likely negated; the p-value is the share of sign assignments
+    whose mean is at least as far from zero as the observed one. Exact (all ``2**n`` assignments) when that is at
+    most ``n_resamples``, else ``n_resamples`` random ones with the observed counted in (never 0). None when empty.
+
+    Example:
+        >>> permutation_p_value([1.0, 1.0, 1.0]), permutation_p_value([0.0, 0.0])
+        (0.25, 1.0)
+    """
+    data = _array(differences)
+    if data.size == 0:
+        return None
+    observed = abs(data.mean())
+    tolerance = 1e-12 * max(1.0, observed)
+    if 2**data.size <= n_resamples:
+        signs = np.array(list(product((1.0, -1.0), repeat=data.size)))
+        means = np.abs(signs @ data / data.size)
+        return float(np.mean(means >= observed - tolerance))
+    rng = np.random.default_rng(seed)
+    signs = rng.choice((1.0, -1.0), size=(n_resamples, data.size))
+    means = np.abs(signs @ data / data.size)
+    return float((np.sum(means >= observed - tolerance) + 1) / (n_resamples + 1))
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """One score compared over rows paired between run A and run B (``diff`` = mean of B − A)."""
+
+    n: int
+    mean_a: float | None
+    mean_b: float | None
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    wins: int  # rows where B scored higher
+    ties: int
+    losses: int
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        """As ``rageval compare --json`` prints it."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def paired_comparison(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    tie: float = 1e-9,
+) -> PairedComparison:
+    """Compare paired scores: the mean difference B − A, its paired-bootstrap interval (the differences
+    resampled), the permutation p-value, and win/tie/loss counts (a tie: the two differ by at most ``tie``).
+
+    Example:
+        >>> paired_comparison([], []).n
+        0
+    """
+    first, second = _array(a), _array(b)
+    if first.shape != second.shape:
+        msg = f"paired scores must be as many in both runs. Got {first.size} and {second.size}."
+        raise ValueError(msg)
+    if first.size == 0:
+        return PairedComparison(0, None, None, None, None, None, None, 0, 0, 0)
+    differences = second - first
+    low, high = bootstrap_ci(differences, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return PairedComparison(
+        n=int(first.size),
+        mean_a=float(first.mean()),
+        mean_b=float(second.mean()),
+        diff=float(differences.mean()),
+        ci_low=low,
+        ci_high=high,
+        p_value=permutation_p_value(differences, n_resamples=n_resamples, seed=seed),
+        wins=int(np.sum(differences > tie)),
+        ties=int(np.sum(np.abs(differences) <= tie)),
+        losses=int(np.sum(differences < -tie)),
+    )
+
+
+def _array(values: Sequence[float]) -> np.ndarray:
+    data = np.asarray(list(values), dtype=float)
+    if data.ndim != 1 or not np.all(np.isfinite(data)):
+        msg = "scores must be a flat sequence of finite numbers (leave undetermined and error rows out)."
+        raise ValueError(msg)
+    return data
+
+
+def _check(n_resamples: int, confidence: float) -> None:
+    if n_resamples < 1:
+        msg = f"n_resamples must be >= 1. Got {n_resamples}."
+        raise ValueError(msg)
+    if not 0 < confidence < 1 or math.isnan(confidence):
+        msg = f"confidence must be between 0 and 1. Got {confidence}."
+        raise ValueError(msg)

@@ -1,0 +1,70 @@
+"""The statistics behind confidence intervals and run comparisons, checked against independent computations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from rageval_lc.reports.stats import bootstrap_ci, paired_comparison, permutation_p_value
+
+RNG = np.random.default_rng(7)
+VALUES = RNG.beta(2, 3, size=60)
+
+
+def test_bootstrap_ci_is_the_percentile_interval_of_resampled_means():
+    low, high = bootstrap_ci(VALUES, n_resamples=500, seed=3)
+    rng = np.random.default_rng(3)
+    indices = rng.integers(0, VALUES.size, size=(500, VALUES.size))
+    means = [float(np.mean([VALUES[j] for j in row])) for row in indices]
+    assert (low, high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])), abs=1e-12)
+
+
+def test_bootstrap_ci_agrees_with_scipy_percentile_bootstrap():
+    low, high = bootstrap_ci(VALUES, n_resamples=20000, seed=1)
+    scipy_ci = scipy_stats.bootstrap(
+        (VALUES,), np.mean, n_resamples=20000, method="percentile", random_state=np.random.default_rng(2)
+    ).confidence_interval
+    assert low == pytest.approx(scipy_ci.low, abs=0.005)
+    assert high == pytest.approx(scipy_ci.high, abs=0.005)
+    assert low < VALUES.mean() < high
+
+
+def test_bootstrap_ci_is_seeded_and_checks_its_input():
+    assert bootstrap_ci(VALUES, seed=5) == bootstrap_ci(VALUES, seed=5)
+    assert bootstrap_ci(VALUES, seed=5) != bootstrap_ci(VALUES, seed=6)
+    with pytest.raises(ValueError, match="finite"):
+        bootstrap_ci([0.5, float("nan")])
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_ci([0.5], confidence=1.5)
+
+
+def test_exact_permutation_p_value_matches_scipy():
+    a = RNG.uniform(size=10)
+    b = a + RNG.normal(0.1, 0.2, size=10)
+    expected = scipy_stats.permutation_test(
+        (a, b), lambda x, y: np.mean(y - x), permutation_type="samples", n_resamples=np.inf
+    ).pvalue
+    assert permutation_p_value(b - a, n_resamples=2**10) == pytest.approx(expected, abs=1e-12)
+
+
+def test_monte_carlo_permutation_p_value_is_close_to_scipy():
+    a = RNG.uniform(size=80)
+    b = a + RNG.normal(0.03, 0.2, size=80)
+    expected = scipy_stats.permutation_test(
+        (a, b), lambda x, y: np.mean(y - x), permutation_type="samples", n_resamples=20000, random_state=0
+    ).pvalue
+    assert permutation_p_value(b - a, n_resamples=20000, seed=1) == pytest.approx(expected, abs=0.02)
+
+
+def test_paired_comparison_by_hand():
+    # differences 0.2, 0.0, 0.2, 0.3: mean 0.175; 3 wins, 1 tie; only the 4 assignments with every non-zero
+    # difference of one sign reach |mean| 0.175: p = 4 / 16
+    result = paired_comparison([0.5, 0.6, 0.7, 0.2], [0.7, 0.6, 0.9, 0.5])
+    assert result.n == 4
+    assert (result.mean_a, result.mean_b, result.diff) == pytest.approx((0.5, 0.675, 0.175))
+    assert (result.wins, result.ties, result.losses, result.p_value) == (3, 1, 0, 0.25)
+    assert result.ci_low <= result.diff <= result.ci_high
+    assert set(result.to_dict()) == set("n mean_a mean_b diff ci_low ci_high p_value wins ties losses".split())
+    with pytest.raises(ValueError, match="as many"):
+        paired_comparison([0.1], [0.1, 0.2])
