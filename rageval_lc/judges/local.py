@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from rageval_lc.judges.local_model import (
 from rageval_lc.judges.local_nli import LEXICAL_CONFLICT_PROBABILITY, SentenceNli, nli_inputs
 from rageval_lc.judges.local_reference import key_term_overlap
 from rageval_lc.judges.nli import NliModel
+from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 
@@ -262,7 +263,7 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
 
 
 @guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (local_limits)
-class LocalJudge(BaseJudge):
+class LocalJudge(Portable, BaseJudge):
     """Offline judge on a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
 
     Args:
@@ -282,6 +283,7 @@ class LocalJudge(BaseJudge):
     name = "local"
     supports = frozenset(JUDGEMENTS) - {"generate_questions"}
     max_input_chars: int | None = MAX_INPUT_CHARS  # characters one judgement reads at most (None: no limit)
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_features": OrderedDict}  # pickled without its cache
 
     def __init__(
         self,

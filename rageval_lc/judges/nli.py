@@ -15,14 +15,15 @@ Example:
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from rageval_lc.errors import MissingDependencyError
+from rageval_lc.judges.portable import Portable
 
 __all__ = ["LABELS", "LORA_TARGETS", "MAX_LENGTH", "NliModel", "build_base", "shipped_adapter_path"]
 
@@ -61,7 +62,7 @@ def build_base(model_path: str | Path | None = None) -> tuple[Any, Any]:
     return tokenizer, model
 
 
-class NliModel:
+class NliModel(Portable):
     """Scores (premise, hypothesis) pairs: rows of P(entailment), P(neutral), P(contradiction).
 
     Pairs are de-duplicated, sorted by length and batched; results are cached (LRU) so a pair scored
@@ -77,6 +78,8 @@ class NliModel:
             else float32), ``"float32"``, ``"bfloat16"`` or ``"float16"``. bfloat16 on such a CPU is ~3×
             faster than float32; probabilities move by at most ~0.01 (measured on RAGBench pairs).
     """
+
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_cache": OrderedDict, "_loaded": lambda: None}
 
     def __init__(
         self,

@@ -33,17 +33,18 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import TypeAdapter
 
 from rageval_lc.judges import base
 from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage, as_judge, wrapped_extras
 from rageval_lc.judges.checks import cap_raw, judgement_problem
+from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
 
 __all__ = ["JudgeCache", "RateLimiter", "ResilientJudge", "is_transient"]
@@ -83,8 +84,10 @@ def is_transient(reason: str) -> bool:
     return bool(_TRANSIENT.search(reason))
 
 
-class RateLimiter:
+class RateLimiter(Portable):
     """At most ``per_minute`` acquisitions in any 60-second window (thread-safe; sleeps when over)."""
+
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_lock": threading.Lock}
 
     def __init__(self, per_minute: float, *, clock: Callable[[], float] = time.monotonic) -> None:
         if per_minute <= 0:
@@ -109,12 +112,14 @@ class RateLimiter:
             time.sleep(max(wait, 0.001))
 
 
-class JudgeCache:
+class JudgeCache(Portable):
     """Usable judgements on disk, one JSON file per key (safe across processes: written atomically).
 
     Reads never fail (an unreadable entry counts as absent); a write that fails (a read-only folder, a
     full disk, a file where the folder should be) is reported once and the run goes on without storing.
     """
+
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_lock": threading.Lock}
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
