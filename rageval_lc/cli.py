@@ -66,7 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--resume", action="store_true", help="keep the rows already in --out and score only the others"
     )
-    evaluate.add_argument("--concurrency", type=int, default=1, help="rows scored at once (threads)")
+    evaluate.add_argument("--concurrency", type=int, default=1, help="rows scored at once (threads, per worker)")
+    evaluate.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes, each loading the judge once (every core for the offline judge; --rpm is "
+        "shared out); with --engine ray, Ray actors. Rows are written in input order",
+    )
+    evaluate.add_argument(
+        "--engine",
+        default="local",
+        choices=("local", "ray"),
+        help="local (this machine) or ray (a Ray cluster; needs the ray extra: pip install 'rageval_lc[ray]')",
+    )
+    evaluate.add_argument("--ray-address", help="the Ray cluster to join (default: start a local one)")
+    evaluate.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs each Ray actor reserves")
     evaluate.add_argument("--rpm", type=float, help="at most this many judge calls per minute")
     evaluate.add_argument("--timeout", type=float, help="seconds before a judge call is abandoned (then retried)")
     evaluate.add_argument(
@@ -376,6 +391,12 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError("--resume needs --out (the file to resume).")
         if args.concurrency < 1:
             raise ValueError(f"--concurrency must be >= 1. Got {args.concurrency}.")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be >= 1. Got {args.workers}.")
+        if args.engine != "ray" and (args.ray_address or args.gpus_per_worker):
+            raise ValueError("--ray-address and --gpus-per-worker need --engine ray.")
+        if args.gpus_per_worker < 0:
+            raise ValueError(f"--gpus-per-worker must be >= 0. Got {args.gpus_per_worker}.")
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
     except (ValueError, TypeError) as exc:
@@ -475,6 +496,9 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
                 relevance_normalizer=args.relevance_normalizer,
                 scoring_mode=args.scoring_mode,
                 concurrency=args.concurrency,
+                workers=args.workers,
+                engine=args.engine,
+                engine_options=_engine_options(args),
                 skip=done,
                 kept=kept,
                 settings=settings,
@@ -515,6 +539,12 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
     counts = [_count(failed, "failed row"), _count(undetermined, "undetermined row")]
     print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
     return 1
+
+
+def _engine_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    if args.engine != "ray":
+        return None
+    return {"address": args.ray_address, "gpus_per_worker": args.gpus_per_worker}
 
 
 def _result_line(raw: bytes) -> int | None:

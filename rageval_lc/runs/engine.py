@@ -35,6 +35,7 @@ from rageval_lc.scoring.registry import MetricSpec, parse_metrics
 from rageval_lc.scoring.sample import SampleResult, score_sample, scoring_options
 
 __all__ = [
+    "ENGINES",
     "RESILIENCE_OPTIONS",
     "EvaluationRun",
     "Unreadable",
@@ -50,6 +51,9 @@ __all__ = [
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+#: Where rows are scored: ``local`` (this process, or ``workers`` processes) or ``ray`` (a Ray cluster).
+ENGINES: tuple[str, ...] = ("local", "ray")
 
 
 def scored_as_completed(items: Iterable[T], score: Callable[[T], R], *, concurrency: int = 1) -> Iterator[tuple[T, R]]:
@@ -151,9 +155,14 @@ def score_items(
     judge: Judge,
     *,
     concurrency: int = 1,
+    workers: int = 1,
+    engine: str = "local",
+    engine_options: Mapping[str, Any] | None = None,
+    first_chunk: int = 1,
     **options: Any,
 ) -> Iterator[tuple[T, SampleResult]]:
-    """THE batch loop: score ``(tag, sample)`` items, yielding ``(tag, result)`` in completion order.
+    """THE batch loop: score ``(tag, sample)`` items, yielding ``(tag, result)`` in completion order
+    (in input order with ``workers`` > 1).
 
     The judge prepares each chunk of samples first (:func:`prepared`: 1 sample, then chunks doubling up to 256,
     so the first results come within seconds); each sample is scored with
@@ -166,7 +175,13 @@ def score_items(
             with the result; the sample is a :class:`RagSample` or an :class:`Unreadable`.
         specs: the metrics, parsed once by the caller.
         judge: a judge (resolved: see :func:`~rageval_lc.judges.factory.resolve_judge`).
-        concurrency: samples scored at once (threads).
+        concurrency: samples scored at once (threads; in each worker with ``workers`` > 1).
+        workers: worker processes (:func:`~rageval_lc.runs.workers.score_in_processes`: every core for the
+            offline judge); each runs this loop on the chunks it is sent. 1: this process.
+        engine: ``local`` (this machine) or ``ray`` (a Ray cluster: :func:`~rageval_lc.runs.ray_engine.score_on_ray`,
+            ``workers`` actors; results in input order).
+        engine_options: the engine's own options (``ray``: ``address``, ``gpus_per_worker``).
+        first_chunk: the first chunk the judge prepares (then doubling up to 256).
         **options: ``trace_mode``, ``relevance_normalizer``, ``scoring_mode``, ``embeddings``.
 
     Example:
@@ -179,6 +194,20 @@ def score_items(
         ...  for tag, r in score_items(items, parse_metrics("trace"), LabelsJudge())]
         [(1, 'a', 'ok'), (2, 'b', 'error')]
     """
+    if engine not in ENGINES:
+        msg = f"engine must be one of {', '.join(ENGINES)}. Got {engine!r}."
+        raise ValueError(msg)
+    if engine == "ray":
+        from rageval_lc.runs.ray_engine import score_on_ray
+
+        extra = dict(engine_options or {})
+        yield from score_on_ray(items, specs, judge, workers=workers, concurrency=concurrency, options=options, **extra)
+        return
+    if workers != 1:
+        from rageval_lc.runs.workers import score_in_processes
+
+        yield from score_in_processes(items, specs, judge, workers=workers, concurrency=concurrency, **options)
+        return
     try:  # checked once for the run; options no sample can be scored with fail every row
         checked: ScoringOptions | Exception = scoring_options(specs, ScoringOptions(judge, **options))
     except Exception as exc:
@@ -195,7 +224,8 @@ def score_items(
         except Exception as exc:  # one bad sample must not end the run
             return SampleResult.failed(getattr(sample, "id", None), specs, exc)
 
-    for (tag, _), result in scored_as_completed(prepared(items, judge, _sample), score, concurrency=concurrency):
+    ready = prepared(items, judge, _sample, first=first_chunk)
+    for (tag, _), result in scored_as_completed(ready, score, concurrency=concurrency):
         yield tag, result
 
 
@@ -290,6 +320,9 @@ def evaluate(
     *,
     judge: Any = None,
     concurrency: int = 4,
+    workers: int = 1,
+    engine: str = "local",
+    engine_options: Mapping[str, Any] | None = None,
     progress: bool = False,
     on_result: Callable[[SampleResult], None] | None = None,
     **options: Any,
@@ -301,9 +334,12 @@ def evaluate(
         metrics: metric names or a comma-separated string.
         judge: a judge, a judge name (``"local"``, ``"labels"``, ``"dspy:<model>"``), a ``dspy.LM`` or a
             LangChain chat model; None: the offline judge.
-        concurrency: samples scored at once (threads).
+        concurrency: samples scored at once (threads; in each worker with ``workers`` > 1).
+        workers: worker processes, each loading the judge's models once (every core for the offline judge;
+            a rate limit is split between them); with ``engine="ray"``, Ray actors.
+        engine: ``local`` or ``ray`` (see :func:`score_items`); ``engine_options`` its options.
         progress: show a progress bar on stderr.
-        on_result: called with each result as it completes (in completion order).
+        on_result: called with each result as it completes (in completion order; input order with workers).
         **options: the judge's resilience (:data:`RESILIENCE_OPTIONS`, see :func:`make_resilient`):
             ``requests_per_minute``, ``timeout_s``, ``retries`` (3), ``backoff_s`` (1.0), ``cache_dir``, and
             ``device`` (where an offline judge built here runs: ``auto`` = CUDA, else MPS, else the CPU;
@@ -311,15 +347,25 @@ def evaluate(
             ``relevance_normalizer``, ``embeddings``.
 
     Raises:
-        ValueError: If a metric is unknown, ``concurrency`` < 1, or the device is unknown or not on this
-            machine (before any sample is scored).
+        ValueError: If a metric is unknown, ``concurrency`` or ``workers`` < 1, the engine is unknown, or the
+            device is unknown or not on this machine (before any sample is scored).
     """
     specs = metric_specs(metrics)
     resilient, options = resilient_judge(judge, options)
     bar = _progress(progress, samples)
     by_index: dict[int, SampleResult] = {}
     try:
-        for index, result in score_items(enumerate(samples), specs, resilient, concurrency=concurrency, **options):
+        scored = score_items(
+            enumerate(samples),
+            specs,
+            resilient,
+            concurrency=concurrency,
+            workers=workers,
+            engine=engine,
+            engine_options=engine_options,
+            **options,
+        )
+        for index, result in scored:
             by_index[index] = result
             if on_result is not None:
                 on_result(result)

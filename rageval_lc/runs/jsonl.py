@@ -154,6 +154,9 @@ def evaluate_lines(
     scoring_mode: ScoringMode = "shared",
     embeddings: Any = None,
     concurrency: int = 1,
+    workers: int = 1,
+    engine: str = "local",
+    engine_options: Mapping[str, Any] | None = None,
     skip: Collection[str] = frozenset(),
     kept: Iterable[Mapping[str, Any]] = (),
     settings: Mapping[str, Any] | None = None,
@@ -175,7 +178,11 @@ def evaluate_lines(
         judge: as for :func:`~rageval_lc.scoring.sample.evaluate_sample` (None: the offline judge).
         trace_mode, relevance_normalizer, scoring_mode, embeddings: as for
             :func:`~rageval_lc.scoring.sample.evaluate_sample`.
-        concurrency: rows scored at once (threads).
+        concurrency: rows scored at once (threads; in each worker with ``workers`` > 1).
+        workers: worker processes (every core for the offline judge) or, with ``engine="ray"``, Ray actors;
+            with more than one, rows are written in input order.
+        engine: ``local`` or ``ray`` (:func:`~rageval_lc.runs.engine.score_items`); ``engine_options`` its
+            options (``address``, ``gpus_per_worker``).
         skip: keys (:func:`row_key`) of rows already scored, which are not scored again (``--resume``).
         kept: the rows already in the output (:func:`kept_rows`), counted in the report's figures
             (failed, undetermined, summaries) with the rows scored now.
@@ -222,7 +229,17 @@ def evaluate_lines(
         "scoring_mode": scoring_mode,
         "embeddings": embeddings,
     }
-    for (line_no, line), result in score_items(items(), specs, judge, concurrency=concurrency, **options):
+    scored = score_items(
+        items(),
+        specs,
+        judge,
+        concurrency=concurrency,
+        workers=workers,
+        engine=engine,
+        engine_options=engine_options,
+        **options,
+    )
+    for (line_no, line), result in scored:
         digest = line_sha256(line, line_no)
         output = {"id": result.id, "line": line_no, "input_sha256": digest, "run": settings, **result.to_row()}
         out.write(jsonl_line(output))

@@ -1,0 +1,193 @@
+"""Every core: score in N worker processes, each loading the judge's models once, results in input order.
+
+Threads share one interpreter lock, so the offline judge's Python work (tokenising, features, NLI inputs)
+runs on one core at a time; processes do not. The judge travels to each worker by pickle (without its
+loaded models: :mod:`~rageval_lc.judges.portable`), rows go out in chunks (small first ones, so that the
+first rows come back within seconds, then larger), and what comes back is yielded in input order. Each
+worker runs :func:`~rageval_lc.runs.engine.score_items`, so a row that fails is an ``error`` row there as
+in-process; a worker that dies takes only its chunk's rows, which are scored again once in a fresh pool and
+become ``error`` rows if that fails too. A rate limit is split evenly between the workers.
+
+Example:
+    >>> from rageval_lc.judges.labels import LabelsJudge
+    >>> from rageval_lc.scoring.registry import parse_metrics
+    >>> rows = [(i, RagSample(id=str(i), question="Q?", contexts=["A."], response="A.",
+    ...                       labels={"all_relevant_sentence_keys": ["0a"]})) for i in range(5)]
+    >>> [(tag, result.id) for tag, result in score_in_processes(rows, parse_metrics("trace"), LabelsJudge(),
+    ...                                                          workers=2)]
+    [(0, '0'), (1, '1'), (2, '2'), (3, '3'), (4, '4')]
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import os
+import pickle
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+from rageval_lc.runs.engine import Unreadable
+from rageval_lc.schema import RagSample
+from rageval_lc.scoring.registry import MetricSpec
+from rageval_lc.scoring.sample import SampleResult
+
+__all__ = ["chunk_sizes", "score_in_processes"]
+
+T = TypeVar("T")
+
+#: The largest chunk sent to a worker at once (as in-process: :func:`~rageval_lc.runs.engine.prepared`).
+MAX_CHUNK = 256
+
+_WORKER: dict[str, Any] = {}  # in a worker process: the judge, the specs and the options
+
+
+def chunk_sizes(*, largest: int = MAX_CHUNK) -> Iterator[int]:
+    """Chunk sizes: 1, then doubling up to ``largest`` — the chunks the in-process loop prepares, so that the
+    judge batches the same texts together and the rows come out the same (the offline judge's NLI model
+    runs in bfloat16 on CPUs that have it: another batch would move a probability by up to ~1e-3).
+
+    Example:
+        >>> import itertools
+        >>> list(itertools.islice(chunk_sizes(largest=8), 6))
+        [1, 2, 4, 8, 8, 8]
+    """
+    size = 1
+    while True:
+        yield size
+        size = min(2 * size, largest)
+
+
+def score_in_processes(
+    items: Iterable[tuple[T, Any]],
+    specs: Sequence[MetricSpec],
+    judge: Any,
+    *,
+    workers: int,
+    concurrency: int = 1,
+    **options: Any,
+) -> Iterator[tuple[T, SampleResult]]:
+    """Score ``(tag, sample)`` items in ``workers`` processes; yield ``(tag, result)`` in input order.
+
+    Args:
+        items: as for :func:`~rageval_lc.runs.engine.score_items` (read lazily; a bounded window is in flight).
+        specs: the metrics, parsed once.
+        judge: a resolved judge; it must pickle (the built-in judges do) — its models load in each worker.
+        workers: worker processes (each sets torch to its share of the cores).
+        concurrency: samples scored at once in each worker (threads).
+        **options: the scoring's options, as for :func:`~rageval_lc.runs.engine.score_items`.
+
+    Raises:
+        ValueError: If ``workers`` < 1, or the judge cannot be pickled (before any row is read).
+    """
+    if workers < 1:
+        msg = f"workers must be >= 1. Got {workers}."
+        raise ValueError(msg)
+    payload = _payload(judge, workers, specs, concurrency, options)
+    sizes = chunk_sizes()
+    pending: deque[tuple[list[tuple[T, Any]], Future[dict[int, SampleResult]]]] = deque()
+    pool = _pool(workers, payload)
+    try:
+        chunk: list[tuple[T, Any]] = []
+        size = next(sizes)
+        for item in items:
+            chunk.append(item)
+            if len(chunk) >= size:
+                pending.append((chunk, _submit(pool, chunk)))
+                chunk, size = [], next(sizes)
+                while len(pending) >= 2 * workers:
+                    pool = yield from _yield_first(pending, pool, workers, payload, specs)
+        if chunk:
+            pending.append((chunk, _submit(pool, chunk)))
+        while pending:
+            pool = yield from _yield_first(pending, pool, workers, payload, specs)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _yield_first(
+    pending: deque[tuple[list[tuple[T, Any]], Future[dict[int, SampleResult]]]],
+    pool: ProcessPoolExecutor,
+    workers: int,
+    payload: bytes,
+    specs: Sequence[MetricSpec],
+) -> Iterator[tuple[T, SampleResult]]:
+    """Yield the oldest chunk's results (waiting for them); a broken pool is replaced, its chunks sent again
+    once. Returns the pool to go on with."""
+    chunk, future = pending.popleft()
+    try:
+        results = _with_unreadable(chunk, future.result(), specs)
+    except BrokenProcessPool:
+        pool.shutdown(wait=False, cancel_futures=True)
+        pool = _pool(workers, payload)
+        for index, (waiting, _) in enumerate(pending):  # every chunk in flight died with the pool
+            pending[index] = (waiting, _submit(pool, waiting))
+        try:
+            results = _with_unreadable(chunk, _submit(pool, chunk).result(), specs)
+        except BrokenProcessPool as exc:  # the chunk kills its worker twice: its rows fail, the run goes on
+            error = RuntimeError(f"the worker process scoring this row died twice ({exc})")
+            results = {i: SampleResult.failed(getattr(s, "id", None), specs, error) for i, (_, s) in enumerate(chunk)}
+    for position, (tag, _) in enumerate(chunk):
+        yield tag, results[position]
+    return pool
+
+
+def _payload(judge: Any, workers: int, specs: Sequence[MetricSpec], concurrency: int, options: dict[str, Any]) -> bytes:
+    shared = copy.copy(judge)  # a rate limit is shared out: each worker keeps its part
+    limiter = getattr(shared, "limiter", None)
+    if limiter is not None and workers > 1:
+        shared.limiter = type(limiter)(limiter.per_minute / workers)
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    try:
+        return pickle.dumps((shared, list(specs), concurrency, options, threads))
+    except Exception as exc:
+        msg = (
+            f"workers: the judge {getattr(judge, 'name', type(judge).__name__)!r} cannot be sent to worker "
+            f"processes ({type(exc).__name__}: {exc}); pass it by name, or use workers=1."
+        )
+        raise ValueError(msg) from exc
+
+
+def _pool(workers: int, payload: bytes) -> ProcessPoolExecutor:
+    context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads or models
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start, initargs=(payload,))
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: list[tuple[Any, Any]]) -> Future[dict[int, SampleResult]]:
+    """Send a chunk's samples (unreadable items stay: their exceptions need not pickle)."""
+    return pool.submit(_score_chunk, [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, RagSample)])
+
+
+def _with_unreadable(
+    chunk: list[tuple[Any, Any]], scored: dict[int, SampleResult], specs: Sequence[MetricSpec]
+) -> dict[int, SampleResult]:
+    unreadable = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, Unreadable)]
+    return {**scored, **{i: SampleResult.failed(s.id, specs, s.error) for i, s in unreadable}}
+
+
+def _start(payload: bytes) -> None:  # runs in each worker process once
+    try:
+        judge, specs, concurrency, options, threads = pickle.loads(payload)
+        _WORKER.update(judge=judge, specs=specs, concurrency=concurrency, options=options)
+        try:
+            import torch
+
+            torch.set_num_threads(threads)
+        except ImportError:  # pragma: no cover - torch comes with sentence-transformers
+            pass
+    except Exception as exc:  # reported on every row this worker is given
+        _WORKER["error"] = exc
+
+
+def _score_chunk(chunk: list[tuple[int, Any]]) -> dict[int, SampleResult]:
+    from rageval_lc.runs.engine import score_items
+
+    if "error" in _WORKER:
+        error = RuntimeError(f"the worker process could not start: {_WORKER['error']}")
+        return {i: SampleResult.failed(getattr(s, "id", None), _WORKER.get("specs", []), error) for i, s in chunk}
+    specs, judge, options = _WORKER["specs"], _WORKER["judge"], _WORKER["options"]
+    first = max(1, len(chunk))  # the whole chunk prepared in one batched pass
+    return dict(score_items(chunk, specs, judge, concurrency=_WORKER["concurrency"], first_chunk=first, **options))
