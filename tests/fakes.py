@@ -4,6 +4,7 @@ calls, and a bag-of-words encoder (no model download, exact arithmetic)."""
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from collections import Counter
 from typing import Any
@@ -87,6 +88,7 @@ from rageval_lc.judges.base import (  # noqa: E402
     RubricScore,
     StatementVerdict,
 )
+from rageval_lc.judges.labels import LabelsJudge  # noqa: E402
 from rageval_lc.schema import RagSample, TraceLabels  # noqa: E402
 from rageval_lc.text import split_sentences  # noqa: E402
 
@@ -201,3 +203,13 @@ class CountingJudge(BaseJudge):
         questions = self._questions(sample.response, n) if "generate_questions" in self.supports else []
         value = FullAssessment(trace=canned_trace_labels(sample), reference=reference, questions=questions)
         return self._made("assess_all", value)
+
+
+class WorkerKillingJudge(LabelsJudge):
+    """The labels judge, except that labelling a sample whose id starts with ``kill`` ends the process at once
+    (a worker's crash: segfault, out-of-memory kill), as often as it is tried."""
+
+    def trace_labels(self, sample: RagSample) -> Any:
+        if (sample.id or "").startswith("kill"):
+            os._exit(3)
+        return super().trace_labels(sample)

@@ -20,7 +20,11 @@ from rageval_lc.judges.nli import NliModel
 from rageval_lc.runs.engine import evaluate, make_resilient
 from rageval_lc.schema import RagSample
 
-RAGBENCH = Path("/work/shared/data/ragbench/hotpotqa_validation.jsonl")
+
+@pytest.fixture
+def ragbench_rows(shared: Path) -> list[str]:
+    """HotpotQA rows of RAGBench (../shared; skipped when absent, required in CI)."""
+    return (shared / "data" / "ragbench" / "hotpotqa_validation.jsonl").read_text(encoding="utf-8").splitlines()
 
 
 @pytest.fixture
@@ -108,10 +112,12 @@ def test_every_entry_point_takes_the_device(gpus) -> None:
         evaluate([sample], "trace", device="cuda")
 
 
-def test_cli_device_errors_are_one_line(gpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_device_errors_are_one_line(
+    gpus, ragbench_rows: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     gpus(cuda=False, mps=False)
     source = tmp_path / "in.jsonl"
-    source.write_text(RAGBENCH.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    source.write_text(ragbench_rows[0] + "\n", encoding="utf-8")
     assert main(["evaluate", str(source), "--device", "cuda", "--out", str(tmp_path / "o.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rageval: error: Device 'cuda' asked for, but no CUDA device is available")
@@ -126,11 +132,10 @@ def test_cli_device_errors_are_one_line(gpus, tmp_path: Path, capsys: pytest.Cap
     assert "invalid choice: 'tpu'" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not RAGBENCH.exists(), reason="RAGBench rows not available")
-def test_cpu_and_auto_score_alike_here(tmp_path: Path) -> None:
+def test_cpu_and_auto_score_alike_here(ragbench_rows: list[str], tmp_path: Path) -> None:
     assert not torch.cuda.is_available()  # this test is about a machine without a GPU
     source = tmp_path / "in.jsonl"
-    source.write_text("\n".join(RAGBENCH.read_text(encoding="utf-8").splitlines()[:4]) + "\n", encoding="utf-8")
+    source.write_text("\n".join(ragbench_rows[:4]) + "\n", encoding="utf-8")
     rows = {}
     for device in ("cpu", "auto"):
         out = tmp_path / f"{device}.jsonl"

@@ -30,6 +30,14 @@ def test_bootstrap_ci_agrees_with_scipy_percentile_bootstrap():
     assert low < VALUES.mean() < high
 
 
+def test_bootstrap_ci_draws_large_runs_in_blocks_with_the_same_result(monkeypatch):
+    import rageval_lc.reports.stats as stats
+
+    whole = bootstrap_ci(VALUES, n_resamples=301, seed=4)
+    monkeypatch.setattr(stats, "_CHUNK_VALUES", VALUES.size * 7)  # blocks of 7 resamples, the last one of 0.. 6
+    assert bootstrap_ci(VALUES, n_resamples=301, seed=4) == whole
+
+
 def test_bootstrap_ci_is_seeded_and_checks_its_input():
     assert bootstrap_ci(VALUES, seed=5) == bootstrap_ci(VALUES, seed=5)
     assert bootstrap_ci(VALUES, seed=5) != bootstrap_ci(VALUES, seed=6)

@@ -25,6 +25,7 @@ __all__ = ["DEFAULT_RESAMPLES", "PairedComparison", "bootstrap_ci", "paired_comp
 
 #: Bootstrap resamples (and Monte-Carlo permutations) unless told otherwise.
 DEFAULT_RESAMPLES = 2000
+_CHUNK_VALUES = 4_000_000  # indices drawn at once (~32 MB)
 
 
 def bootstrap_ci(
@@ -45,7 +46,13 @@ def bootstrap_ci(
         return None, None
     _check(n_resamples, confidence)
     rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(n_resamples, data.size))].mean(axis=1)
+    rows = max(1, _CHUNK_VALUES // data.size)  # resamples drawn a block at a time: memory stays bounded
+    means = np.concatenate(
+        [
+            data[rng.integers(0, data.size, size=(min(rows, n_resamples - start), data.size))].mean(axis=1)
+            for start in range(0, n_resamples, rows)
+        ]
+    )
     low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
     return float(low), float(high)
 

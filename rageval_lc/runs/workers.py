@@ -86,53 +86,77 @@ def score_in_processes(
     if workers < 1:
         msg = f"workers must be >= 1. Got {workers}."
         raise ValueError(msg)
-    payload = _payload(judge, workers, specs, concurrency, options)
+    pool = _Pool(workers, _payload(judge, workers, specs, concurrency, options), specs)
     sizes = chunk_sizes()
     pending: deque[tuple[list[tuple[T, Any]], Future[dict[int, SampleResult]]]] = deque()
-    pool = _pool(workers, payload)
     try:
         chunk: list[tuple[T, Any]] = []
         size = next(sizes)
         for item in items:
             chunk.append(item)
             if len(chunk) >= size:
-                pending.append((chunk, _submit(pool, chunk)))
+                pending.append((chunk, pool.submit(chunk)))
                 chunk, size = [], next(sizes)
                 while len(pending) >= 2 * workers:
-                    pool = yield from _yield_first(pending, pool, workers, payload, specs)
+                    yield from pool.first_results(pending)
         if chunk:
-            pending.append((chunk, _submit(pool, chunk)))
+            pending.append((chunk, pool.submit(chunk)))
         while pending:
-            pool = yield from _yield_first(pending, pool, workers, payload, specs)
+            yield from pool.first_results(pending)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.close()
 
 
-def _yield_first(
-    pending: deque[tuple[list[tuple[T, Any]], Future[dict[int, SampleResult]]]],
-    pool: ProcessPoolExecutor,
-    workers: int,
-    payload: bytes,
-    specs: Sequence[MetricSpec],
-) -> Iterator[tuple[T, SampleResult]]:
-    """Yield the oldest chunk's results (waiting for them); a broken pool is replaced, its chunks sent again
-    once. Returns the pool to go on with."""
-    chunk, future = pending.popleft()
-    try:
-        results = _with_unreadable(chunk, future.result(), specs)
-    except BrokenProcessPool:
-        pool.shutdown(wait=False, cancel_futures=True)
-        pool = _pool(workers, payload)
-        for index, (waiting, _) in enumerate(pending):  # every chunk in flight died with the pool
-            pending[index] = (waiting, _submit(pool, waiting))
+class _Pool:
+    """The worker processes, made again when one dies."""
+
+    def __init__(self, workers: int, payload: bytes, specs: Sequence[MetricSpec]) -> None:
+        self.workers, self.payload, self.specs = workers, payload, specs
+        self.executor = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads or models
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start, initargs=(self.payload,))
+
+    def restart(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.executor = self._start()
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+    def submit(self, chunk: list[tuple[Any, Any]]) -> Future[dict[int, SampleResult]]:
+        """Send a chunk's samples (unreadable items stay here: their exceptions need not pickle)."""
+        samples = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, RagSample)]
+        return self.executor.submit(_score_chunk, samples)
+
+    def first_results(
+        self, pending: deque[tuple[list[tuple[T, Any]], Future[dict[int, SampleResult]]]]
+    ) -> Iterator[tuple[T, SampleResult]]:
+        """Yield the oldest chunk's results, in order (waiting for them). When a worker dies, the chunk is
+        scored again one row at a time in fresh workers, so that only a row that kills its worker again
+        fails (an ``error`` row); the chunks in flight are sent again after."""
+        chunk, future = pending.popleft()
         try:
-            results = _with_unreadable(chunk, _submit(pool, chunk).result(), specs)
-        except BrokenProcessPool as exc:  # the chunk kills its worker twice: its rows fail, the run goes on
-            error = RuntimeError(f"the worker process scoring this row died twice ({exc})")
-            results = {i: SampleResult.failed(getattr(s, "id", None), specs, error) for i, (_, s) in enumerate(chunk)}
-    for position, (tag, _) in enumerate(chunk):
-        yield tag, results[position]
-    return pool
+            scored = future.result()
+        except BrokenProcessPool:
+            scored = {}
+            self.restart()
+            for position, item in enumerate(chunk):
+                if isinstance(item[1], RagSample):
+                    try:
+                        scored[position] = self.submit([item]).result()[0]
+                    except BrokenProcessPool as exc:
+                        error = RuntimeError(f"the worker process scoring this row died, twice ({exc})")
+                        scored[position] = SampleResult.failed(item[1].id, self.specs, error)
+                        self.restart()
+            for index, (waiting, sent) in enumerate(pending):  # the chunks in flight died with the workers
+                if not sent.done() or sent.cancelled() or sent.exception() is not None:
+                    pending[index] = (waiting, self.submit(waiting))
+        unreadable = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, Unreadable)]
+        scored.update({i: SampleResult.failed(s.id, self.specs, s.error) for i, s in unreadable})
+        for position, (tag, _) in enumerate(chunk):
+            yield tag, scored[position]
 
 
 def _payload(judge: Any, workers: int, specs: Sequence[MetricSpec], concurrency: int, options: dict[str, Any]) -> bytes:
@@ -149,23 +173,6 @@ def _payload(judge: Any, workers: int, specs: Sequence[MetricSpec], concurrency:
             f"processes ({type(exc).__name__}: {exc}); pass it by name, or use workers=1."
         )
         raise ValueError(msg) from exc
-
-
-def _pool(workers: int, payload: bytes) -> ProcessPoolExecutor:
-    context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads or models
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start, initargs=(payload,))
-
-
-def _submit(pool: ProcessPoolExecutor, chunk: list[tuple[Any, Any]]) -> Future[dict[int, SampleResult]]:
-    """Send a chunk's samples (unreadable items stay: their exceptions need not pickle)."""
-    return pool.submit(_score_chunk, [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, RagSample)])
-
-
-def _with_unreadable(
-    chunk: list[tuple[Any, Any]], scored: dict[int, SampleResult], specs: Sequence[MetricSpec]
-) -> dict[int, SampleResult]:
-    unreadable = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, Unreadable)]
-    return {**scored, **{i: SampleResult.failed(s.id, specs, s.error) for i, s in unreadable}}
 
 
 def _start(payload: bytes) -> None:  # runs in each worker process once

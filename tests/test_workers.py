@@ -1,0 +1,87 @@
+"""--workers N: worker processes score as the in-process engine does, in input order, losing nothing."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from rageval_lc.cli import main
+from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.runs.engine import evaluate, make_resilient
+from rageval_lc.runs.workers import _payload
+from rageval_lc.schema import RagSample
+from rageval_lc.scoring.registry import parse_metrics
+from tests.fakes import WorkerKillingJudge
+
+LABELS = {"all_relevant_sentence_keys": ["0a"], "unsupported_response_sentence_keys": []}
+
+
+def labelled_row(i: int) -> str:
+    relevant = ["0a"] if i % 3 else ["0a", "0b"]
+    row = {"id": f"r{i}", "question": f"Q{i}?", "contexts": [f"A{i}. B{i}."], "response": f"A{i}."}
+    return json.dumps({**row, "labels": {**LABELS, "all_relevant_sentence_keys": relevant}})
+
+
+def run_cli(source: Path, out: Path, *extra: str) -> list[dict]:
+    assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--no-progress", *extra]) == 0
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def test_two_workers_write_the_rows_of_one_in_input_order_and_resume(tmp_path: Path) -> None:
+    lines = [labelled_row(i) for i in range(40)]
+    lines[7] = '{"id": "broken", "question": '  # not JSON: an error row at its place
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    one = run_cli(source, tmp_path / "one.jsonl")
+    two = run_cli(source, tmp_path / "two.jsonl", "--workers", "2")
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert [row["line"] for row in two] == list(range(1, 41))
+    assert two[7]["status"]["adherence"] == "error" and two[8]["status"]["adherence"] == "ok"
+    # a run stopped after 15 rows, resumed with two workers: the same rows (the failed line 8 is scored again:
+    # the rows kept come first, then the rows scored now, in input order)
+    kept = tmp_path / "resumed.jsonl"
+    kept.write_text("".join(line + "\n" for line in (tmp_path / "one.jsonl").read_text().splitlines()[:15]))
+    resumed = run_cli(source, kept, "--workers", "2", "--resume")
+    assert sorted(resumed, key=lambda row: row["line"]) == one
+    assert [row["line"] for row in resumed] == [*range(1, 8), *range(9, 16), 8, *range(16, 41)]
+
+
+def test_a_row_that_kills_its_worker_fails_alone() -> None:
+    samples = [
+        RagSample(id="kill-me" if i == 5 else f"s{i}", question="Q?", contexts=["A."], response="A.", labels=LABELS)
+        for i in range(12)
+    ]
+    run = evaluate(samples, "trace", judge=WorkerKillingJudge(), workers=2, concurrency=1)
+    assert [r.id for r in run.results] == [s.id for s in samples]
+    statuses = [r.results["adherence"].status for r in run.results]
+    assert statuses == ["ok"] * 5 + ["error"] + ["ok"] * 6
+    assert "worker process scoring this row died" in run.results[5].results["adherence"].reason
+
+
+def test_a_rate_limit_is_shared_out_between_workers() -> None:
+    judge = make_resilient(LabelsJudge(), requests_per_minute=90)
+    sent, *_ = pickle.loads(_payload(judge, 3, parse_metrics("trace"), 1, {}))
+    assert sent.limiter.per_minute == pytest.approx(30.0) and judge.limiter.per_minute == 90
+
+
+def test_a_judge_that_cannot_travel_is_refused_before_any_row(tmp_path: Path) -> None:
+    class Local(LabelsJudge):  # defined in a function: pickle cannot find it again
+        pass
+
+    sample = RagSample(question="Q?", contexts=["A."], response="A.", labels=LABELS)
+    with pytest.raises(ValueError, match="cannot be sent to worker processes"):
+        evaluate([sample], "trace", judge=Local(), workers=2)
+
+
+def test_the_offline_judge_scores_alike_with_two_workers(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[1] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+    outs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.jsonl"
+        args = ["evaluate", str(source), "--metrics", "trace,faithfulness", "--out", str(out), "--no-progress"]
+        assert main([*args, "--workers", workers]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\n") == 8
