@@ -157,7 +157,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
     report.add_argument("--html", type=Path, help="write the HTML report here")
     report.add_argument("--title", help="the report's title (default: the file name)")
-    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list (at most 50)")
+    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")
+    report.add_argument(
+        "--worst-by",
+        action="append",
+        metavar="SCORE",
+        help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each)",
+    )
+    report.add_argument(
+        "--input",
+        type=Path,
+        help="the input JSONL the results were scored from: the page shows each listed row's question and answer "
+        "(rows matched by line and checked by input_sha256)",
+    )
 
     commands.add_parser(
         "quickstart",
@@ -235,12 +247,17 @@ def _reader_gone() -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from rageval_lc.reports.attention import attach_inputs
     from rageval_lc.reports.html import render_html
     from rageval_lc.reports.summary import format_summary, summarize
     from rageval_lc.runs.producers import MixedResultsError, check_one_producer
 
     if _unusable(args.results, "results", args.html, "--html", "the report"):
         return 2
+    if args.html is None and (args.worst_by or args.input is not None):
+        return _error(f"{'--worst-by' if args.worst_by else '--input'} shapes the HTML report; give --html too.")
+    if args.worst < 1:
+        return _error(f"--worst must be at least 1. Got {args.worst}.")
     rows, bad = [], 0
     try:
         for _, row in json_rows(args.results):  # split on \n only: U+2028 & co. may sit in strings
@@ -260,7 +277,24 @@ def _report(args: argparse.Namespace) -> int:
     if bad:
         print(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).", file=sys.stderr)
     if args.html:
-        page = render_html(rows, title=args.title or args.results.name, worst=args.worst)
+        if args.input is not None:
+            if _unusable(args.input, "input", args.html, "--html", "the report"):
+                return 2
+            try:
+                rows, unmatched = attach_inputs(rows, args.input)
+            except OSError as exc:
+                return _error(f"cannot read {args.input}: {exc.strerror or exc}")
+            if unmatched:
+                _stderr(
+                    f"rageval: {_count(unmatched, 'row')} without a matching line in {args.input} (changed since "
+                    "scored, or not a readable row): shown without a question."
+                )
+        scores = [s.name for s in summarize(rows)]
+        unknown = [name for name in args.worst_by or () if name not in scores]
+        if unknown:
+            have = ", ".join(scores[:20]) + (", …" if len(scores) > 20 else "")
+            return _error(f"--worst-by {unknown[0]!r}: no such score in {args.results} (it has {have}).")
+        page = render_html(rows, title=args.title or args.results.name, worst=args.worst, worst_by=args.worst_by)
         try:
             write_atomic(args.html, page)
         except OSError as exc:

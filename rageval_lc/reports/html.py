@@ -1,12 +1,19 @@
-"""A self-contained HTML report of a results file: summary, distributions, TRACe profile, worst rows.
+"""A self-contained HTML report of a results file: what needs a look first, then the whole run.
+
+The page opens on the summary (each mean with its bootstrap 95 % interval, drawn on its bar), the rows the judge
+found contradicted by their documents, and the worst rows by each score (one folded table per score, the
+first open; ``worst_by`` picks the scores), each row with its question, answer and the judge's reason; then the
+undetermined and failed scores by reason, the TRACe profile, the RAGAS / GraphRAG view and the distributions.
 
 Everything is inline (CSS and SVG; no script, no network), so the file can be mailed or archived. Charts
-are drawn here from the numbers; undetermined and failed rows are counted, never drawn as zeros.
+are drawn here from the numbers; undetermined and failed rows are counted, never drawn as zeros. The
+intervals are seeded, so the same results give the same page (but for its "generated" time).
 
-The page is bounded whatever the rows hold: long texts (ids, reasons, score, judge and dataset names, the
-title) are cut with a visible ellipsis and the count of characters cut (the results file keeps them whole),
-and at most :data:`MAX_SCORES` scores, :data:`MAX_WORST` worst rows and 15 kinds of problems are shown, so a
-page stays under 300 KB.
+Long texts are cut at a word boundary with an ellipsis, the full text one click away (``<details>``). The page
+is bounded whatever the rows hold: a full text shows at most :data:`FULL_CHARS` characters (names, as ids,
+:data:`NAME_CHARS`), saying how many are cut (the results file keeps them whole); at most :data:`MAX_SCORES`
+scores, :data:`MAX_WORST` rows per list and 15 kinds of problems are shown, and the lists stop at
+:data:`LIST_BUDGET` characters of HTML, naming the scores left out; so a page stays under 300 KB.
 
 Example:
     >>> rows = [{"id": "a", "scores": {"adherence": 1.0}, "status": {"adherence": "ok"}, "reason": {}},
@@ -14,12 +21,15 @@ Example:
     >>> html = render_html(rows, title="demo")
     >>> html.startswith("<!DOCTYPE html>") and "adherence" in html and "<script" not in html
     True
+    >>> "<b>0.500</b> <span class='ci'>[0.000, 1.000]</span>" in html  # the mean and its 95 % interval
+    True
 """
 
 from __future__ import annotations
 
 import html
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -27,19 +37,33 @@ from typing import Any
 
 from rageval_lc.metrics.ragas import RAGAS_WEIGHTS
 from rageval_lc.metrics.trace import TRACE_METRICS
+from rageval_lc.reports.attention import (
+    HIGHER_IS_WORSE,
+    contradictions,
+    row_answer,
+    row_question,
+    score_value,
+    worst_rows,
+)
+from rageval_lc.reports.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from rageval_lc.reports.summary import reference_view, summarize
 
-__all__ = ["MAX_SCORES", "MAX_WORST", "render_html"]
+__all__ = ["FULL_CHARS", "LIST_BUDGET", "MAX_SCORES", "MAX_WORST", "NAME_CHARS", "render_html"]
 
 #: The parts of each aggregate score, whose reasons explain it.
 _AGGREGATE_PARTS = {"average": TRACE_METRICS, "ragas_score": tuple(RAGAS_WEIGHTS)}
+#: Scores whose own reason is a definition; the verdict they come from says why.
+_REASON_FROM = {"adherence_probability": "adherence", "adherence_ratio": "adherence"}
 _COLOURS = ("#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584")
 _SKIP_DISTRIBUTION = {"rmse_aggregation"}  # a spread, not a quality score
-MAX_SCORES = 40  # scores in the summary table and the distributions
-MAX_WORST = 50  # worst rows listed, whatever ``worst`` asks
+MAX_SCORES = 40  # scores in the summary table, the distributions and the worst-row lists
+MAX_WORST = 50  # rows per list, whatever ``worst`` asks
 MAX_JUDGES = 5  # judge names in the header
-_NAME_CHARS = 80  # ids, score, judge and dataset names, the title
-_REASON_CHARS = 600  # a reason
+NAME_CHARS = 80  # ids, score, judge and dataset names, the title
+FULL_CHARS = 3000  # a question, answer or reason shown whole (beyond: cut, with the count)
+LIST_BUDGET = 120_000  # characters of HTML for the contradiction and worst-row lists together
+_PREVIEW = {"question": 160, "answer": 260, "reason": 260}  # characters before "show all"
+_SEED = 0
 
 _CSS = """
 body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
@@ -47,7 +71,7 @@ body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-se
 header { background: #1e272e; color: #fff; padding: 20px 32px; }
 header h1 { margin: 0 0 6px 0; font-size: 22px; }
 header p { margin: 0; color: #d2dae2; font-size: 13px; }
-main { padding: 16px 32px 40px 32px; max-width: 1200px; }
+main { padding: 16px 32px 40px 32px; max-width: 1280px; }
 section { background: #fff; border-radius: 8px; padding: 16px 20px; margin: 16px 0;
           box-shadow: 0 1px 3px rgba(0,0,0,.08); }
 h2 { font-size: 17px; margin: 0 0 12px 0; }
@@ -60,42 +84,116 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .card { border: 1px solid #eef0f4; border-radius: 6px; padding: 8px 10px; }
 .card h3 { font-size: 13px; margin: 0 0 4px 0; }
 .card p { font-size: 12px; margin: 0 0 4px 0; color: #57606f; }
-.reason { max-width: 640px; color: #2f3542; }
+.reason { color: #2f3542; }
 .pill { display: inline-block; padding: 1px 7px; border-radius: 9px; font-size: 11px; background: #eef0f4; }
 .cut { color: #8395a7; font-size: 11px; }
+.ci { color: #57606f; font-weight: normal; }
+details.list { border-top: 1px solid #eef0f4; padding: 6px 0; }
+details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; padding: 4px 0; }
+details.list > summary .muted { font-weight: normal; font-size: 12px; }
+details.more > summary { cursor: pointer; list-style: none; }
+details.more > summary::-webkit-details-marker { display: none; }
+details.more > summary .toggle { color: #3867d6; font-size: 11px; white-space: nowrap; }
+details.more[open] > summary .preview, details.more:not([open]) > summary .hide,
+details.more[open] > summary .show { display: none; }
+.full { white-space: pre-wrap; overflow-wrap: anywhere; }
+td.text { overflow-wrap: anywhere; }
+.conflict { margin: 2px 0; }
 """
 
 
-def render_html(rows: Sequence[Mapping[str, Any]], *, title: str = "rageval report", worst: int = 10) -> str:
-    """Render result rows (as ``rageval evaluate`` writes them) as one HTML page (bounded: see the module)."""
+def render_html(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    title: str = "rageval report",
+    worst: int = 10,
+    worst_by: str | Sequence[str] | None = None,
+) -> str:
+    """Render result rows (as ``rageval evaluate`` writes them) as one HTML page (bounded: see the module).
+
+    Args:
+        rows: the result rows; a row's ``question`` and ``response`` are shown when it carries them (see
+            :func:`~rageval_lc.reports.attention.attach_inputs`), else the answer is pieced together from
+            the judge's response sentences.
+        title: the page's title.
+        worst: rows per worst-row list (at most :data:`MAX_WORST`).
+        worst_by: the scores to list worst rows by, each in its own table, all open; default: every score
+            of the run with ``ok`` values (aggregates first, ``rmse_aggregation`` left out), folded but the
+            first. Lowest values are worst, but for the scores in
+            :data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`.
+
+    Raises:
+        ValueError: If ``worst`` is not an int >= 1, or ``worst_by`` names a score the rows do not have.
+    """
+    if isinstance(worst, bool) or not isinstance(worst, int) or worst < 1:
+        msg = f"The 'worst' parameter of render_html must be an int >= 1. Got {worst!r} instead."
+        raise ValueError(msg)
     summaries = summarize(rows)
     scores = [s.name for s in summaries]
+    chosen = _chosen_scores(worst_by, scores)
     judges = Counter(
         str(info.get("judge")) for row in rows for info in (row.get("details") or {}).values()
         if isinstance(info, Mapping) and info.get("judge")
     )  # fmt: skip
-    judge_names = ", ".join(_cut(name, _NAME_CHARS) for name in list(judges)[:MAX_JUDGES]) or "unknown"
+    judge_names = ", ".join(_cut(name, NAME_CHARS) for name in list(judges)[:MAX_JUDGES]) or "unknown"
     if len(judges) > MAX_JUDGES:
         judge_names += f" and {len(judges) - MAX_JUDGES} more"
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(_head(title, _NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
-        f"<header><h1>{_cut(title, _NAME_CHARS)}</h1><p>{len(rows)} rows · {len(scores)} scores · judge "
+        f"<title>{_e(_head(title, NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
+        f"<header><h1>{_cut(title, NAME_CHARS)}</h1><p>{len(rows)} rows · {len(scores)} scores · judge "
         f"{judge_names} · generated {generated}</p></header><main>",
-        _summary_section(summaries),
+        _summary_section(rows, summaries),
     ]
+    lists = _Budget(LIST_BUDGET)
+    questions = any(row_question(row) is not None for row in rows)
+    note = [] if questions else [_NO_QUESTIONS]  # said once, by the first list shown
+    parts.append(_contradiction_section(rows, min(worst, MAX_WORST), lists, note, questions=questions))
+    parts.append(
+        _worst_section(
+            rows, chosen, min(worst, MAX_WORST), lists, note, questions=questions, open_all=worst_by is not None
+        )
+    )
+    parts.append(_problems(rows))
     if all(name in scores for name in TRACE_METRICS):
         parts.append(_trace_profile(rows, summaries))
     view = reference_view(rows) if any(n in scores for n in ("faithfulness", "answer_relevance")) else {}
     if view:
         parts.append(_reference_section(view))
     parts.append(_distributions(rows, [s for s in summaries if s.name not in _SKIP_DISTRIBUTION][:MAX_SCORES]))
-    parts.append(_worst_rows(rows, scores, min(worst, MAX_WORST)))
-    parts.append(_problems(rows))
     parts.append("</main></body></html>")
     return "\n".join(p for p in parts if p)
+
+
+def _chosen_scores(worst_by: str | Sequence[str] | None, scores: Sequence[str]) -> list[str]:
+    """The scores to list worst rows by: those asked (checked), else the run's, aggregates first."""
+    if worst_by is None:
+        aggregates = [name for name in _AGGREGATE_PARTS if name in scores]
+        rest = [name for name in scores if name not in aggregates and name not in _SKIP_DISTRIBUTION]
+        return aggregates + rest
+    asked = [worst_by] if isinstance(worst_by, str) else list(worst_by)
+    unknown = [name for name in asked if name not in scores]
+    if unknown or not asked:
+        have = ", ".join(_head(name, 40) for name in scores[:MAX_SCORES]) or "none"
+        msg = f"The 'worst_by' parameter of render_html must name scores of the rows ({have}). Got {worst_by!r}."
+        raise ValueError(msg)
+    return list(dict.fromkeys(asked))
+
+
+class _Budget:
+    """How many characters of HTML the lists may still take."""
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+
+    def take(self, piece: str) -> bool:
+        """Spend ``piece``'s length when it fits; False (nothing spent) when it does not."""
+        if len(piece) > self.left:
+            return False
+        self.left -= len(piece)
+        return True
 
 
 def _e(value: Any) -> str:
@@ -116,39 +214,96 @@ def _cut(value: Any, limit: int) -> str:
     return f"{_e(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
 
 
+def _head_words(text: str, limit: int) -> str:
+    """The text's first ``limit`` characters or fewer, cut at the last space within them (mid-word only when
+    the first 60 % of them hold no space), with an ellipsis; the text itself when it is not longer.
+
+    Example:
+        >>> _head_words("The quick brown fox jumps", 12)
+        'The quick…'
+        >>> _head_words("short", 12)
+        'short'
+    """
+    if len(text) <= limit:
+        return text
+    space = text.rfind(" ", 0, limit + 1)
+    head = text[:space] if space >= 0.6 * limit else text[:limit]
+    return head.rstrip(" ,;:-") + "…"
+
+
+def _text(value: str | None, kind: str, *, missing: str = "") -> str:
+    """Escaped HTML of a question, answer or reason: whole when short, else its head cut at a word boundary
+    and the full text (at most :data:`FULL_CHARS`) in a ``<details>`` one click away."""
+    if value is None or not value.strip():
+        return f"<span class='muted'>{_e(missing)}</span>" if missing else ""
+    flat = re.sub(r"\s+", " ", value).strip()
+    limit = _PREVIEW[kind]
+    if len(flat) <= limit:
+        return _e(flat)
+    full = _e(value[:FULL_CHARS])
+    if len(value) > FULL_CHARS:
+        full += f"…<span class='cut'> ({len(value) - FULL_CHARS:,} characters cut; the results file keeps them)</span>"
+    return (
+        f"<details class='more'><summary><span class='preview'>{_e(_head_words(flat, limit))}</span> "
+        f"<span class='toggle show'>show all ({len(value):,} characters)</span><span class='toggle hide'>hide</span>"
+        f"</summary><div class='full'>{full}</div></details>"
+    )
+
+
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _summary_section(summaries: Sequence[Any]) -> str:
+def _summary_section(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
     body = []
     for s in summaries[:MAX_SCORES]:
         total = s.ok + s.undetermined + s.error
         flags = ' class="num bad"' if s.error else ' class="num"'
+        values = _values(rows, s.name)
+        low, high = bootstrap_ci(values, seed=_SEED)
+        interval = "" if low is None else f" <span class='ci'>[{low:.3f}, {high:.3f}]</span>"
         body.append(
-            f"<tr><td>{_cut(s.name, _NAME_CHARS)}</td><td class='num'><b>{_fmt(s.mean)}</b></td>"
-            f"<td class='num'>{s.ok}</td>"
-            f"<td class='num'>{s.undetermined}</td><td{flags}>{s.error}</td><td>{_bar(s.mean)}</td>"
+            f"<tr><td>{_cut(s.name, NAME_CHARS)}</td><td class='num'><b>{_fmt(s.mean)}</b>{interval}</td>"
+            f"<td>{_bar(s.mean, low, high)}</td><td class='num'>{s.ok}</td>"
+            f"<td class='num'>{s.undetermined}</td><td{flags}>{s.error}</td>"
             f"<td class='num muted'>{total}</td></tr>"
         )
     head = (
-        "<tr><th>score</th><th>mean (ok rows)</th><th>ok</th><th>undetermined</th><th>error</th><th></th>"
-        "<th>rows</th></tr>"
+        "<tr><th>score</th><th>mean [95 % interval] (ok rows)</th><th></th><th>ok</th><th>undetermined</th>"
+        "<th>error</th><th>rows</th></tr>"
     )
-    note = "<p class='muted'>Means leave undetermined and error rows out; they are counted beside.</p>"
+    note = (
+        "<p class='muted'>Means leave undetermined and error rows out; they are counted beside. The interval is "
+        f"the percentile bootstrap's ({DEFAULT_RESAMPLES:,} resamples of the ok rows, seed {_SEED}): where the "
+        "mean of another sample of rows like these would likely fall. The bar draws it (dark band) around the "
+        "mean (tick).</p>"
+    )
+    few = [s.name for s in summaries[:MAX_SCORES] if 0 < s.ok < 10]
+    if few:
+        note += f"<p class='muted'>Under 10 ok rows ({len(few)} of these scores) an interval is rough.</p>"
     if len(summaries) > MAX_SCORES:
         note += f"<p class='muted'>{len(summaries) - MAX_SCORES} more scores not shown.</p>"
     return f"<section><h2>Summary</h2><table>{head}{''.join(body)}</table>{note}</section>"
 
 
-def _bar(value: float | None, width: int = 160) -> str:
+def _bar(value: float | None, low: float | None = None, high: float | None = None, width: int = 160) -> str:
     if value is None or not math.isfinite(value):
         return "<span class='muted'>no ok rows</span>"
-    filled = max(0.0, min(1.0, value)) * width
+
+    def x(v: float) -> float:
+        return max(0.0, min(1.0, v)) * width
+
+    label = f"mean {value:.3f}" + ("" if low is None or high is None else f", 95 % interval {low:.3f} to {high:.3f}")
+    band = ""
+    if low is not None and high is not None:
+        band = (
+            f"<rect x='{x(low):.1f}' y='1' width='{max(1.5, x(high) - x(low)):.1f}' height='10' rx='2' fill='#3867d6'/>"
+        )
     return (
-        f"<svg width='{width}' height='10' role='img' aria-label='{value:.3f}'>"
-        f"<rect width='{width}' height='10' rx='3' fill='#eef0f4'/>"
-        f"<rect width='{filled:.1f}' height='10' rx='3' fill='#3867d6'/></svg>"
+        f"<svg width='{width}' height='12' role='img' aria-label='{label}'><title>{label}</title>"
+        f"<rect y='1' width='{width}' height='10' rx='3' fill='#eef0f4'/>"
+        f"<rect y='1' width='{x(value):.1f}' height='10' rx='3' fill='#a5b8ec'/>{band}"
+        f"<rect x='{max(0.0, x(value) - 1):.1f}' y='0' width='2' height='12' fill='#1e272e'/></svg>"
     )
 
 
@@ -193,7 +348,7 @@ def _distributions(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
             continue
         median = sorted(values)[len(values) // 2]
         cards.append(
-            f"<div class='card'><h3>{_cut(s.name, _NAME_CHARS)}</h3><p>mean {_fmt(s.mean)} · median {median:.3f} · "
+            f"<div class='card'><h3>{_cut(s.name, NAME_CHARS)}</h3><p>mean {_fmt(s.mean)} · median {median:.3f} · "
             f"{len(values)} ok</p>{_histogram(values, _COLOURS[i % len(_COLOURS)])}</div>"
         )
     if not cards:
@@ -278,44 +433,139 @@ def _reference_section(view: Mapping[str, Any]) -> str:
     )
 
 
-def _worst_rows(rows: Sequence[Mapping[str, Any]], scores: Sequence[str], limit: int) -> str:
-    focus = [n for n in ("adherence_probability", "faithfulness", "average", "factual_accuracy") if n in scores]
-    focus = focus or [n for n in scores if n not in _SKIP_DISTRIBUTION][:1]
-    if not focus:
-        return ""
-    name = focus[0]
-    ranked = sorted(
-        (row for row in rows if (row.get("status") or {}).get(name) == "ok"),
-        key=lambda row: row["scores"][name],
-    )[:limit]
-    if not ranked:
-        return ""
-    body = []
-    for row in ranked:
-        reason = _why(row, name)
-        others = _head(
-            ", ".join(
-                f"{_head(k, 40)} {_fmt(v, 2)}"
-                for k, v in (row.get("scores") or {}).items()
-                if k != name and v is not None
-            ),
-            220,
-        )
-        body.append(
-            f"<tr><td>{_cut(row.get('id'), _NAME_CHARS)}</td><td class='num'><b>{row['scores'][name]:.3f}</b></td>"
-            f"<td class='reason'>{_cut(reason, _REASON_CHARS)}<br><span class='muted'>{_e(others)}</span></td></tr>"
-        )
+def _row_cell(row: Mapping[str, Any]) -> str:
+    line = row.get("line")
+    where = f"<br><span class='muted'>line {_e(line)}</span>" if isinstance(line, int) else ""
+    return f"<td class='text'>{_cut(row.get('id'), NAME_CHARS)}{where}</td>"
+
+
+def _list_table(score_header: str, reason_header: str, body: Sequence[str], *, questions: bool) -> str:
+    """A list of rows: row, score, (question), answer, reason; the column widths fixed so lists align."""
+    widths = (13, 6, 22, 30, 29) if questions else (14, 7, 0, 42, 37)
+    cols = "".join(f"<col style='width:{w}%'>" for w in widths if w)
+    question = "<th>question</th>" if questions else ""
     return (
-        f"<section><h2>Worst rows by {_cut(name, _NAME_CHARS)}</h2><table><tr><th>id</th><th>{_e(_head(name, 40))}</th>"
-        f"<th>the judge's reason · other scores</th></tr>{''.join(body)}</table></section>"
+        f"<table><colgroup>{cols}</colgroup><tr><th>row</th><th>{score_header}</th>{question}<th>answer</th>"
+        f"<th>{reason_header}</th></tr>{''.join(body)}</table>"
     )
+
+
+def _texts_cells(row: Mapping[str, Any], *, questions: bool) -> str:
+    answer, pieced = row_answer(row)
+    note = "<div class='cut'>(pieced from the judge's response sentences)</div>" if pieced else ""
+    question = ""
+    if questions:
+        question = f"<td class='text'>{_text(row_question(row), 'question', missing='not in the results row')}</td>"
+    return f"{question}<td class='text'>{note}{_text(answer, 'answer', missing='not in the results row')}</td>"
+
+
+_NO_QUESTIONS = (
+    "<p class='muted'>The results rows do not carry the questions: <code>rageval report RESULTS.jsonl --input "
+    "INPUT.jsonl --html report.html</code> reads them (and the answers) from the input file the rows were "
+    "scored from.</p>"
+)
+
+
+def _worst_section(
+    rows: Sequence[Mapping[str, Any]],
+    names: Sequence[str],
+    limit: int,
+    budget: _Budget,
+    note: list[str],
+    *,
+    questions: bool,
+    open_all: bool,
+) -> str:
+    """One folded table per score (the first open, or all with ``open_all``) while the budget lasts; ``note``
+    (said once in the page) is taken when a table is shown."""
+    tables, left_out = [], []
+    for name in names[:MAX_SCORES]:
+        ranked = worst_rows(rows, name, limit)
+        if not ranked:
+            left_out.append(f"{_cut(name, NAME_CHARS)} (no ok rows)")
+            continue
+        order = "highest first: higher is worse" if name in HIGHER_IS_WORSE else "lowest first"
+        body = [
+            f"<tr>{_row_cell(row)}<td class='num'><b>{score_value(row, name):.3f}</b></td>"
+            f"{_texts_cells(row, questions=questions)}<td class='text reason'>{_text(_why(row, name), 'reason')}</td>"
+            "</tr>"
+            for row in ranked
+        ]
+        opened = " open" if open_all or not tables else ""
+        table = (
+            f"<details class='list'{opened}><summary>Worst rows by {_cut(name, NAME_CHARS)} "
+            f"<span class='muted'>{len(ranked)} rows, {order}</span></summary>"
+            f"{_list_table(_e(_head(name, 40)), 'the judge&#x27;s reason', body, questions=questions)}</details>"
+        )
+        if budget.take(table):
+            tables.append(table)
+        else:
+            left_out.append(f"{_cut(name, NAME_CHARS)} (the page's size bound; ask for it with --worst-by)")
+    if len(names) > MAX_SCORES:
+        left_out.append(f"{len(names) - MAX_SCORES} more scores")
+    if not tables and not left_out:
+        return ""
+    missing = f"<p class='muted'>Not listed: {'; '.join(left_out)}.</p>" if left_out else ""
+    intro = (
+        "<p class='muted'>Per score, the rows that scored worst (ok rows only), with the judge's reason for that "
+        "score. Click a list to fold or unfold it, and a cut text to read it whole.</p>"
+    )
+    shown_note = note.pop() if note and tables else ""
+    return f"<section><h2>Worst rows</h2>{intro}{shown_note}{''.join(tables)}{missing}</section>"
+
+
+def _contradiction_section(
+    rows: Sequence[Mapping[str, Any]], limit: int, budget: _Budget, note: list[str], *, questions: bool
+) -> str:
+    """The rows with contradicted sentences, flagged ones first; ``note`` is taken when a row is listed."""
+    found = [(row, listed) for row in rows if (listed := contradictions(row))]
+    found.sort(key=lambda pair: not pair[1][0].flagged)  # rows with a flagged contradiction first, else file order
+    if not found:
+        return (
+            "<section><h2>Contradictions</h2><p>None found. <span class='muted'>(The offline judge records the "
+            "response sentences the documents contradict; other judges record none.)</span></p></section>"
+        )
+    body = []
+    for row, listed in found[:limit]:
+        score = next((v for n in ("adherence", "faithfulness") if (v := score_value(row, n)) is not None), None)
+        items = "".join(
+            f"<div class='conflict'><span class='pill{' bad' if c.flagged else ''}'>"
+            f"{'flagged' if c.flagged else 'in the reason'}</span> <b>{_e(_head(c.response_key, 20))}</b> "
+            f"{_text(c.sentence, 'answer')}<br><span class='muted'>"
+            + (
+                f"contradicted by {_e(_head(', '.join(c.document_keys), 60)) or 'the documents'}"
+                f"{': ' if c.conflict else ''}</span>{_text(c.conflict, 'reason')}"
+                if c.flagged
+                else f"the judge:</span> {_text(c.conflict, 'reason')}"
+            )
+            + "</div>"
+            for c in listed[:10]
+        )
+        piece = (
+            f"<tr>{_row_cell(row)}<td class='num'><b>{_fmt(score)}</b></td>{_texts_cells(row, questions=questions)}"
+            f"<td class='text reason'>{items}</td></tr>"
+        )
+        if not budget.take(piece):
+            break
+        body.append(piece)
+    flagged = sum(any(c.flagged for c in listed) for _, listed in found)
+    shown = f"{len(body)} of {len(found)}" if len(body) < len(found) else f"{len(found)}"
+    intro = (
+        f"<p class='muted'>{shown} row{'s' if len(found) != 1 else ''} with a response sentence the judge found "
+        f"contradicted by the documents. <i>flagged</i> ({flagged} row{'s' if flagged != 1 else ''}): its "
+        "verdict, the row is unsupported whatever the rest; <i>in the reason</i>: an NLI contradiction on a "
+        "sentence it found unsupported, below its threshold for a verdict.</p>"
+    )
+    table = _list_table("adherence", "contradicted sentences", body, questions=questions)
+    shown_note = note.pop() if note and body else ""
+    return f"<section><h2>Contradictions</h2>{intro}{shown_note}{table}</section>"
 
 
 def _why(row: Mapping[str, Any], name: str) -> str:
     """The row's reason for ``name``; for an aggregate, the reasons of its two lowest parts."""
     reasons = row.get("reason") or {}
-    if name == "adherence_probability":  # a bare probability: the adherence verdict says which sentences
-        return str(reasons.get("adherence", ""))
+    if name in _REASON_FROM:  # a bare probability or ratio: the adherence verdict says which sentences
+        return str(reasons.get(_REASON_FROM[name], "") or reasons.get(name, ""))
     parts = _AGGREGATE_PARTS.get(name)
     if parts is None:
         return str(reasons.get(name, ""))
