@@ -320,6 +320,12 @@ def test_report_command_reads_questions_from_the_input_and_lists_worst_rows_by_a
     results = tmp_path / "scores.jsonl"
     with inputs.open(encoding="utf-8") as lines, results.open("w", encoding="utf-8") as out:
         evaluate_lines(lines, out, metrics="trace", judge="labels")
+    questions = [json.loads(line)["question"] for line in results.read_text(encoding="utf-8").splitlines()]
+    assert questions[:2] == ["Question <0>?", "Question <1>?"]
+    # results written before rows carried their question and response: --input supplies them
+    older = [{k: v for k, v in json.loads(line).items() if k not in ("question", "response")}
+             for line in results.read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    results.write_text("".join(json.dumps(row) + "\n" for row in older), encoding="utf-8")
     page = tmp_path / "page.html"
     assert main(["report", str(results), "--input", str(inputs), "--html", str(page), "--worst-by",
                  "adherence_ratio", "--worst-by", "completeness", "--worst", "2"]) == 0  # fmt: skip

@@ -165,8 +165,9 @@ def evaluate_lines(
     """Score JSONL lines and write one JSON result line per input row to ``out``, as each row finishes.
 
     Blank lines are skipped. Output rows carry ``line`` (1-based input line), ``input_sha256``
-    (:func:`~rageval_lc.files.line_sha256` of that line) and ``run`` (:func:`run_settings`) besides
-    the fields of :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in completion
+    (:func:`~rageval_lc.files.line_sha256` of that line), ``run`` (:func:`run_settings`) and the row's
+    ``question`` and ``response`` (so that reports can show what was judged; absent on an unreadable row)
+    besides the fields of :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in completion
     order.
 
     Args:
@@ -214,14 +215,16 @@ def evaluate_lines(
     for row in kept:
         count(row)
 
-    def items() -> Iterator[tuple[tuple[int, str | bytes], RagSample | Unreadable]]:
+    def items() -> Iterator[tuple[tuple[int, str | bytes, dict[str, str]], RagSample | Unreadable]]:
         for line_no, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             if skip and row_key(line_no) in skip:
                 report.skipped += 1
                 continue
-            yield (line_no, line), parse_line(line, line_no)
+            sample = parse_line(line, line_no)
+            shown = {"question": sample.question, "response": sample.response} if isinstance(sample, RagSample) else {}
+            yield (line_no, line, shown), sample
 
     options = {
         "trace_mode": trace_mode,
@@ -239,9 +242,10 @@ def evaluate_lines(
         engine_options=engine_options,
         **options,
     )
-    for (line_no, line), result in scored:
+    for (line_no, line, shown), result in scored:
         digest = line_sha256(line, line_no)
-        output = {"id": result.id, "line": line_no, "input_sha256": digest, "run": settings, **result.to_row()}
+        output = {"id": result.id, "line": line_no, "input_sha256": digest, "run": settings, **shown}
+        output.update(result.to_row())
         out.write(jsonl_line(output))
         out.flush()
         count(output)
