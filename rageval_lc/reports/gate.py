@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rageval_lc.reports.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from rageval_lc.reports.summary import format_table, row_outcome
 
 __all__ = [
@@ -176,7 +175,7 @@ def check_gate(
     *,
     max_error_rate: float = 0.0,
     confident: bool = False,
-    n_resamples: int = DEFAULT_RESAMPLES,
+    n_resamples: int | None = None,
     confidence: float = 0.95,
     seed: int = 0,
     unreadable: int = 0,
@@ -190,7 +189,7 @@ def check_gate(
         max_error_rate: the largest share of rows with any ``error`` score that passes (counting ``unreadable``).
         confident: judge a score by the bound of its bootstrap confidence interval on the losing side instead
             of its mean (:func:`~rageval_lc.reports.stats.bootstrap_ci`, seeded).
-        n_resamples, confidence, seed: the bootstrap's settings.
+        n_resamples, confidence, seed: the bootstrap's settings (``n_resamples`` None: its default, 2000).
         unreadable: lines of the results file that were not result rows; they count as rows with an error.
 
     Returns:
@@ -259,10 +258,12 @@ def _check_score(
     threshold: Threshold,
     *,
     confident: bool,
-    n_resamples: int,
+    n_resamples: int | None,
     confidence: float,
     seed: int,
 ) -> GateCheck:
+    from rageval_lc.reports.stats import DEFAULT_RESAMPLES, bootstrap_ci  # numpy: loaded when a gate runs
+
     name = threshold.score
     carrying = [row for row in rows if name in (row.get("status") or {})]
     values = [
@@ -275,7 +276,8 @@ def _check_score(
         why = f"no ok value: {_not_ok(carrying, name)}"
         return GateCheck(name, condition, None, None, None, 0, len(carrying), False, why)
     mean = math.fsum(values) / len(values)
-    low, high = bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    resamples = DEFAULT_RESAMPLES if n_resamples is None else n_resamples
+    low, high = bootstrap_ci(values, n_resamples=resamples, confidence=confidence, seed=seed)
     assert low is not None and high is not None  # values is not empty
     passed = threshold.holds(mean)
     why = f"mean {mean:.3f} {'is' if passed else 'is not'} {condition}"
