@@ -110,7 +110,9 @@ def test_the_option_wins_over_the_ini_key_and_the_environment(
 
 
 def test_the_default_judge_is_the_offline_one(pytester: pytest.Pytester) -> None:
-    # the one test on the offline judge: its model is not loaded to check this (loading waits for a judgement)
+    # the one test on the offline judge: its model is not loaded to check this (loading waits for a judgement).
+    # In a child process: building it imports torch, which pytester's in-process run would take out of
+    # sys.modules afterwards (it restores the module table), breaking a later import of torch here.
     pytester.makepyfile(
         test_judge="""
         from rageval_lc.judges.local import LocalJudge
@@ -119,7 +121,7 @@ def test_the_default_judge_is_the_offline_one(pytester: pytest.Pytester) -> None
             assert isinstance(rageval_judge, LocalJudge)
         """
     )
-    result = pytester.runpytest("-p", PLUGIN)
+    result = pytester.runpytest_subprocess("-p", PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "rageval: judge" not in result.stdout.str()  # no header line when nothing was chosen
 
