@@ -16,6 +16,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from rageval_lc.adapters.assertions import assert_scores
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
 from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
 from rageval_lc.errors import MissingDependencyError, RagevalError
@@ -62,6 +63,7 @@ __all__ = [
     "TraceScores",
     "__version__",
     "aevaluate",
+    "assert_scores",
     "auroc",
     "build_documents",
     "evaluate",

@@ -14,6 +14,8 @@ Exit status: 0 when the run completed (bad rows are reported and written as ``er
 a usage error or a file that cannot be read or written (one line on stderr, never a traceback), 141
 (quietly) when the reader of standard output stops early (``rageval evaluate rows.jsonl | head -1``).
 ``rageval agreement`` exits 1 when the judge failed on any row (those rows are left out of the figures).
+``rageval gate RESULTS.jsonl --min faithfulness=0.8 --max-error-rate 0.01`` exits 1 when the results fall short
+of the thresholds (a table says which and why), 0 when they meet them.
 """
 
 from __future__ import annotations
@@ -171,6 +173,34 @@ def build_parser() -> argparse.ArgumentParser:
         "(rows matched by line and checked by input_sha256)",
     )
 
+    gate = commands.add_parser(
+        "gate",
+        help="exit 1 when a results file falls short of thresholds (a CI gate)",
+        description="Check the results of `rageval evaluate --out` against thresholds: each --min score's mean "
+        "over ok rows must reach its value, each --max score's mean must not exceed it, and at most "
+        "--max-error-rate of the rows may have an error score. Exit 1 with a table of what fell short, else 0.",
+    )
+    gate.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
+    gate.add_argument(
+        "--min", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be >= VALUE"
+    )
+    gate.add_argument(
+        "--max", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be <= VALUE"
+    )
+    gate.add_argument(
+        "--max-error-rate",
+        default="0",
+        metavar="RATE",
+        help="largest share of rows with an error score (unreadable lines count) that passes (default 0)",
+    )
+    gate.add_argument(
+        "--confident",
+        action="store_true",
+        help="the bootstrap 95%% CI's lower bound (--min; upper bound for --max) must clear the threshold",
+    )
+    gate.add_argument("--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    gate.add_argument("--seed", type=int, default=0, help="the bootstrap's random seed (default 0)")
+
     commands.add_parser(
         "quickstart",
         help="score the bundled RAGBench samples offline and print a table",
@@ -227,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _rgb_score(args) if args.rgb_command == "score" else _rgb_run(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "gate":
+            return _gate(args)
         return _evaluate(args)
     except BrokenPipeError:  # the reader of our output stopped early (`| head -1`): end quietly
         return _reader_gone()
@@ -301,6 +333,54 @@ def _report(args: argparse.Namespace) -> int:
             return _cannot_write(args.html, exc)
         print(f"HTML report: {args.html}", file=sys.stderr)
     return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    from rageval_lc.reports.gate import check_gate, format_gate, parse_rate, parse_threshold
+    from rageval_lc.runs.producers import MixedResultsError, check_one_producer
+
+    try:
+        thresholds = [parse_threshold(t, "min") for t in args.min] + [parse_threshold(t, "max") for t in args.max]
+        max_error_rate = parse_rate(args.max_error_rate)
+        if args.bootstrap < 1:
+            raise ValueError(f"--bootstrap must be >= 1. Got {args.bootstrap}.")
+    except ValueError as exc:
+        return _error(str(exc))
+    if _missing(args.results, "results"):
+        return 2
+    rows, unreadable = [], 0
+    try:
+        for _, row in json_rows(args.results):
+            if isinstance(row, dict) and isinstance(row.get("status"), dict):
+                rows.append(row)
+            else:  # a torn or foreign line: counted as a row with an error, never skipped silently
+                unreadable += 1
+    except OSError as exc:
+        return _error(f"cannot read {args.results}: {exc.strerror or exc}")
+    if not rows:
+        return _error(f"no result rows in {args.results}")
+    try:
+        check_one_producer(rows, str(args.results))
+        report = check_gate(
+            rows,
+            thresholds,
+            max_error_rate=max_error_rate,
+            confident=args.confident,
+            n_resamples=args.bootstrap,
+            seed=args.seed,
+            unreadable=unreadable,
+        )
+    except (MixedResultsError, ValueError) as exc:
+        return _error(str(exc))
+    shown = report.checks if report.passed else report.failed
+    print(format_gate(shown, confidence=report.confidence))
+    total = len(report.checks)
+    if report.passed:
+        print(f"rageval gate: {'all ' if total > 1 else ''}{_count(total, 'check')} passed.", file=sys.stderr)
+        return 0
+    short = len(report.failed)
+    print(f"rageval gate: {short} of {total} checks fell short; exit status 1.", file=sys.stderr)
+    return 1
 
 
 def _rgb_score(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ EXPECTED = [
     "TraceScores",
     "__version__",
     "aevaluate",
+    "assert_scores",
     "auroc",
     "build_documents",
     "evaluate",
@@ -74,6 +75,9 @@ LAYOUT = {
     "rageval_lc.runs.rgb": ["run_rgb"],
     "rageval_lc.reports.summary": ["summarize", "format_table", "reference_view"],
     "rageval_lc.reports.html": ["render_html"],
+    "rageval_lc.reports.gate": ["check_gate", "format_gate", "parse_threshold", "parse_condition", "Threshold"],
+    "rageval_lc.adapters.assertions": ["assert_scores", "configure_judge", "configured_judge", "metrics_for"],
+    "rageval_lc.adapters.pytest_plugin": ["rageval_judge", "pytest_addoption", "judge_setting"],
     "rageval_lc.judges": ["BaseJudge", "Judge", "LabelsJudge", "make_judge"],
     "rageval_lc.judges.resilient": ["ResilientJudge", "JudgeCache"],
     "rageval_lc.adapters": ["RagEvaluator", "langsmith_evaluator", "dspy_metric", "RagEvalCallbackHandler"],
@@ -99,6 +103,9 @@ def test_the_top_level_names_are_the_layout_ones() -> None:
     assert rageval_lc.evaluate is evaluate
     assert rageval_lc.evaluate_sample is evaluate_sample
     assert rageval_lc.REGISTRY is REGISTRY
+    from rageval_lc.adapters.assertions import assert_scores
+
+    assert rageval_lc.assert_scores is assert_scores
 
 
 def test_the_package_root_holds_at_most_nine_modules() -> None:
