@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
     )
     _judge_options(evaluate)
+    _interval_options(evaluate)
     evaluate.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--html", type=Path, help="write the HTML report here")
     report.add_argument("--title", help="the report's title (default: the file name)")
     report.add_argument("--worst", type=int, default=10, help="how many worst rows to list (at most 50)")
+    _interval_options(report)
 
     commands.add_parser(
         "quickstart",
@@ -170,6 +172,25 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
         choices=DEVICE_CHOICES,
         help="where the offline (local) judge runs: auto (CUDA, else MPS, else CPU; the default), cpu, cuda, mps",
     )
+
+
+def _interval_options(parser: argparse.ArgumentParser, *, off: bool = True) -> None:
+    from rageval_lc.reports.summary import DEFAULT_RESAMPLES
+
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"bootstrap resamples for each 95%% interval (default {DEFAULT_RESAMPLES}"
+        + ("; 0: no intervals)" if off else ")"),
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+
+
+def _check_bootstrap(args: argparse.Namespace, least: int = 0) -> None:
+    if args.bootstrap < least:
+        raise ValueError(f"--bootstrap must be >= {least}. Got {args.bootstrap}.")
 
 
 def _make_judge(args: argparse.Namespace) -> Any:
@@ -226,6 +247,10 @@ def _report(args: argparse.Namespace) -> int:
 
     if _unusable(args.results, "results", args.html, "--html", "the report"):
         return 2
+    try:
+        _check_bootstrap(args)
+    except ValueError as exc:
+        return _error(str(exc))
     rows, bad = [], 0
     try:
         for _, row in json_rows(args.results):  # split on \n only: U+2028 & co. may sit in strings
@@ -241,7 +266,7 @@ def _report(args: argparse.Namespace) -> int:
         check_one_producer(rows, str(args.results))
     except MixedResultsError as exc:
         return _error(str(exc))
-    print(format_summary(summarize(rows)))
+    print(format_summary(summarize(rows, n_resamples=args.bootstrap, seed=args.seed)))
     if bad:
         print(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).", file=sys.stderr)
     if args.html:
@@ -378,6 +403,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--concurrency must be >= 1. Got {args.concurrency}.")
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
+        _check_bootstrap(args)
     except (ValueError, TypeError) as exc:
         return _error(str(exc))
     if args.dry_run:
@@ -400,7 +426,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], output: LockedOutput | None) -> int:
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
-    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
+    from rageval_lc.reports.summary import DEFAULT_RESAMPLES, format_reference_view, format_summary, row_outcome
+    from rageval_lc.reports.summary import summarize as summarize_rows
     from rageval_lc.runs.jsonl import (
         evaluate_lines,
         kept_rows,
@@ -447,6 +474,9 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
         progress = _progress_bar(args, stack)
         pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
+        # the run's summaries bootstrap with the defaults; other --bootstrap/--seed: summarised again here
+        own_intervals = (args.bootstrap, args.seed) != (DEFAULT_RESAMPLES, 0)
+        summarized = [{"status": row["status"], "scores": row["scores"]} for row in kept] if own_intervals else []
 
         def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
             for line_no, line in raw_lines(args.input):
@@ -458,6 +488,8 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
                 yield line
 
         def on_row(row: dict[str, Any]) -> None:
+            if own_intervals:
+                summarized.append({"status": row["status"], "scores": row["scores"]})
             if progress is not None:
                 progress.update(pending.pop(row["line"], 0))
             if any(status == "error" for status in row["status"].values()):
@@ -486,6 +518,8 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
             total = len(kept) + output.rows
             left = f"{total} row{'s' if total != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
             return _error(f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}.")
+    if own_intervals:
+        report.summaries = summarize_rows(summarized, n_resamples=args.bootstrap, seed=args.seed)
     print(format_summary(report.summaries), file=sys.stderr)
     if report.reference_view:
         print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)
