@@ -3,7 +3,8 @@
 ``rageval evaluate INPUT.jsonl --metrics trace --judge local --trace-mode ragbench --out OUT.jsonl``
 scores each input row (RAGBench rows or generic rows) and writes one JSON line per row; a summary
 table goes to stderr. ``rageval agreement INPUT.jsonl --judge local`` measures a judge against the
-labels in the rows. ``rageval quickstart`` scores bundled RAGBench samples offline and prints a table.
+labels in the rows. ``rageval compare A.jsonl B.jsonl`` says by how much run B differs from run A, and how
+surely. ``rageval quickstart`` scores bundled RAGBench samples offline and prints a table.
 
 Judges: ``labels`` (labels already in the rows), ``local`` (offline; the default unless $RAGEVAL_JUDGE
 names another) and ``dspy:<model id>`` (any LiteLLM model, e.g. ``dspy:openai/gpt-4o-mini``, or a local
@@ -146,6 +147,22 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--worst", type=int, default=10, help="how many worst rows to list (at most 50)")
     _interval_options(report)
 
+    compare = commands.add_parser(
+        "compare",
+        help="compare two runs row by row: differences, 95%% intervals, p-values",
+        description="Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, "
+        "the mean difference B - A over the rows ok in both, its paired-bootstrap 95%% interval, the paired "
+        "permutation p-value and win/tie/loss counts; --html writes a page with a forest plot and the rows that "
+        "changed most.",
+    )
+    compare.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
+    compare.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
+    compare.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
+    compare.add_argument("--json", action="store_true", help="print the figures as JSON")
+    compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
+    compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
+    _interval_options(compare, off=False)
+
     commands.add_parser(
         "quickstart",
         help="score the bundled RAGBench samples offline and print a table",
@@ -221,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _rgb_score(args) if args.rgb_command == "score" else _rgb_run(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "compare":
+            return _compare(args)
         return _evaluate(args)
     except BrokenPipeError:  # the reader of our output stopped early (`| head -1`): end quietly
         return _reader_gone()
@@ -276,6 +295,37 @@ def _report(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _cannot_write(args.html, exc)
         print(f"HTML report: {args.html}", file=sys.stderr)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from rageval_lc.reports.compare import compare, format_comparison
+
+    for path, what in ((args.run_a, "run A"), (args.run_b, "run B")):
+        if _unusable(path, what, args.html, "--html", "the page"):
+            return 2
+    try:
+        _check_bootstrap(args, least=1)
+        if not 0 <= args.top <= 50:
+            raise ValueError(f"--top must be between 0 and 50. Got {args.top}.")
+        result = compare(args.run_a, args.run_b, by=args.by, n_resamples=args.bootstrap, seed=args.seed)
+    except ValueError as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot read {exc.filename or 'a run'}: {exc.strerror or exc}")
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(format_comparison(result, names=(args.run_a.name, args.run_b.name)))
+    if args.html:
+        from rageval_lc.reports.compare_html import render_compare_html
+
+        page = render_compare_html(result, names=(args.run_a.name, args.run_b.name), top=args.top)
+        try:
+            write_atomic(args.html, page)
+        except OSError as exc:
+            return _cannot_write(args.html, exc)
+        print(f"HTML comparison: {args.html}", file=sys.stderr)
     return 0
 
 
