@@ -32,6 +32,7 @@ from rageval_lc.metrics import (
     trace_scores,
 )
 from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
+from rageval_lc.reports.compare import compare
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
@@ -64,6 +65,7 @@ __all__ = [
     "aevaluate",
     "auroc",
     "build_documents",
+    "compare",
     "evaluate",
     "evaluate_sample",
     "judge_agreement",

@@ -29,6 +29,7 @@ EXPECTED = [
     "aevaluate",
     "auroc",
     "build_documents",
+    "compare",
     "evaluate",
     "evaluate_sample",
     "judge_agreement",
@@ -74,6 +75,8 @@ LAYOUT = {
     "rageval_lc.runs.rgb": ["run_rgb"],
     "rageval_lc.reports.summary": ["summarize", "format_table", "reference_view"],
     "rageval_lc.reports.html": ["render_html"],
+    "rageval_lc.reports.compare": ["compare", "Comparison", "format_comparison"],
+    "rageval_lc.reports.compare_html": ["render_compare_html"],
     "rageval_lc.judges": ["BaseJudge", "Judge", "LabelsJudge", "make_judge"],
     "rageval_lc.judges.resilient": ["ResilientJudge", "JudgeCache"],
     "rageval_lc.adapters": ["RagEvaluator", "langsmith_evaluator", "dspy_metric", "RagEvalCallbackHandler"],
@@ -93,10 +96,12 @@ def test_the_layout_exports_its_pieces() -> None:
 
 
 def test_the_top_level_names_are_the_layout_ones() -> None:
+    from rageval_lc.reports.compare import compare
     from rageval_lc.runs.engine import evaluate
     from rageval_lc.scoring import REGISTRY, evaluate_sample
 
     assert rageval_lc.evaluate is evaluate
+    assert rageval_lc.compare is compare
     assert rageval_lc.evaluate_sample is evaluate_sample
     assert rageval_lc.REGISTRY is REGISTRY
 
