@@ -276,3 +276,11 @@ def test_compare_takes_evaluation_runs() -> None:
     after = evaluate([sample(i, ["a"] if i == 0 else []) for i in range(4)], "trace", judge="labels")
     adherence = compare(before, after).scores["adherence"]
     assert (adherence.n, adherence.diff, adherence.wins, adherence.ties) == (4, 0.75, 3, 1)
+
+
+def test_a_results_file_mixing_producers_is_refused(tmp_path: Path, capsys) -> None:
+    path_a, _ = two_runs(tmp_path)
+    mixed = write_rows(tmp_path / "mixed.jsonl", [result_row("q1", {"faithfulness": 1.0}, producer="callback"),
+                                                  result_row("q2", {"faithfulness": 1.0})])  # fmt: skip
+    assert main(["compare", str(path_a), str(mixed)]) == 2
+    assert "mixed.jsonl mixes rows of 2 producers" in capsys.readouterr().err

@@ -267,11 +267,13 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     """The result rows of a JSONL file (blank lines skipped).
 
     Raises:
-        ValueError: If a line is not JSON, or not a result row (an object with a ``status`` object), or the file
-            holds no row, naming the file and the line.
+        ValueError: If a line is not JSON, or not a result row (an object with a ``status`` object), naming the file
+            and the line; if the file holds no row, or rows of two producers (``rageval evaluate`` and the callback
+            handler).
         OSError: If the file cannot be read.
     """
     from rageval_lc.files import json_rows
+    from rageval_lc.runs.producers import check_one_producer
 
     rows = []
     for line_no, row in json_rows(path):
@@ -283,6 +285,7 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     if not rows:
         msg = f"{path} holds no result rows"
         raise ValueError(msg)
+    check_one_producer(rows, str(path))  # rows of rageval evaluate and of the callback handler are two runs
     return rows
 
 

@@ -17,6 +17,7 @@ Example (two ok values, 1 and 0: a resample's mean is 0, 0.5 or 1 with chances 1
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,7 +84,7 @@ def summarize(
     Raises:
         ValueError: If ``n_resamples`` is negative or ``confidence`` not between 0 and 1.
     """
-    if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 0:
+    if not isinstance(n_resamples, numbers.Integral) or isinstance(n_resamples, bool) or n_resamples < 0:
         msg = f"n_resamples must be an integer >= 0 (0: no intervals). Got {n_resamples!r}."
         raise ValueError(msg)
     values: dict[str, list[float]] = {}
@@ -103,7 +104,7 @@ def summarize(
             tally["ok"],
             tally["undetermined"],
             tally["error"],
-            *mean_interval(values[name], n_resamples=n_resamples, seed=seed, confidence=confidence),
+            *mean_interval(values[name], n_resamples=int(n_resamples), seed=seed, confidence=confidence),
         )
         for name, tally in counts.items()
     ]
