@@ -284,3 +284,14 @@ def test_a_results_file_mixing_producers_is_refused(tmp_path: Path, capsys) -> N
                                                   result_row("q2", {"faithfulness": 1.0})])  # fmt: skip
     assert main(["compare", str(path_a), str(mixed)]) == 2
     assert "mixed.jsonl mixes rows of 2 producers" in capsys.readouterr().err
+
+
+def test_a_large_comparison_is_drawn_in_blocks_with_the_same_figures() -> None:
+    from rageval_lc.reports.compare import paired_figures
+
+    rng = np.random.default_rng(8)
+    a, b = rng.random(150).tolist(), (rng.random(150) * 0.9 + 0.08).tolist()
+    whole = stats.paired_comparison(a, b, n_resamples=700, seed=4)
+    assert paired_figures(a, b, n_resamples=700, seed=4, max_draws=1000) == whole  # 6 resamples a block
+    few = stats.paired_comparison(a[:9], b[:9], n_resamples=700, seed=4)  # 2**9 <= 700: the exact test
+    assert paired_figures(a[:9], b[:9], n_resamples=700, seed=4, max_draws=50) == few

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "DEFAULT_RESAMPLES",
+    "MAX_DRAWS",
     "ScoreSummary",
     "format_interval",
     "format_reference_view",
@@ -47,7 +49,7 @@ REFERENCE_NAMES: dict[str, str] = {
 
 
 #: Draws (resamples × values) one bootstrap block may hold: 4M indices, 32 MB, whatever the run's size.
-_MAX_DRAWS = 4_000_000
+MAX_DRAWS = 4_000_000
 #: Bootstrap resamples of each mean unless told otherwise (as :data:`rageval_lc.reports.stats.DEFAULT_RESAMPLES`).
 DEFAULT_RESAMPLES = 2000
 
@@ -116,7 +118,7 @@ def mean_interval(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence: float = 0.95,
-    max_draws: int = _MAX_DRAWS,
+    max_draws: int = MAX_DRAWS,
 ) -> tuple[float | None, float | None]:
     """The percentile-bootstrap interval of the mean of ``values``, as
     :func:`~rageval_lc.reports.stats.bootstrap_ci` computes it, in bounded memory; (None, None) when there are
