@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         help="compare two runs row by row: differences, 95%% intervals, p-values",
         description="Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, "
-        "the mean difference B - A over the rows ok in both, its paired-bootstrap 95%% interval, the paired "
+        "the mean difference B - A over the rows ok in both, its paired-bootstrap 95% interval, the paired "
         "permutation p-value and win/tie/loss counts; --html writes a page with a forest plot and the rows that "
         "changed most.",
     )
@@ -200,7 +200,7 @@ def _interval_options(parser: argparse.ArgumentParser, *, off: bool = True) -> N
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"bootstrap resamples for each 95%% interval (default {DEFAULT_RESAMPLES}"
-        + ("; 0: no intervals)" if off else ")"),
+        + ("; 0: no intervals)" if off else "; also the permutation test's random sign flips)"),
     )
     parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
 
