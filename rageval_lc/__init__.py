@@ -33,6 +33,7 @@ from rageval_lc.metrics import (
     trace_scores,
 )
 from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
+from rageval_lc.reports.compare import compare
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
@@ -66,6 +67,7 @@ __all__ = [
     "assert_scores",
     "auroc",
     "build_documents",
+    "compare",
     "evaluate",
     "evaluate_sample",
     "judge_agreement",

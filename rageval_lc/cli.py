@@ -3,7 +3,8 @@
 ``rageval evaluate INPUT.jsonl --metrics trace --judge local --trace-mode ragbench --out OUT.jsonl``
 scores each input row (RAGBench rows or generic rows) and writes one JSON line per row; a summary
 table goes to stderr. ``rageval agreement INPUT.jsonl --judge local`` measures a judge against the
-labels in the rows. ``rageval quickstart`` scores bundled RAGBench samples offline and prints a table.
+labels in the rows. ``rageval compare A.jsonl B.jsonl`` says by how much run B differs from run A, and how
+surely. ``rageval quickstart`` scores bundled RAGBench samples offline and prints a table.
 
 Judges: ``labels`` (labels already in the rows), ``local`` (offline; the default unless $RAGEVAL_JUDGE
 names another) and ``dspy:<model id>`` (any LiteLLM model, e.g. ``dspy:openai/gpt-4o-mini``, or a local
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
     )
     _judge_options(evaluate)
+    _interval_options(evaluate)
     evaluate.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -172,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the input JSONL the results were scored from: the page shows each listed row's question and answer "
         "(rows matched by line and checked by input_sha256)",
     )
+    _interval_options(report)
 
     gate = commands.add_parser(
         "gate",
@@ -201,6 +204,22 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     gate.add_argument("--seed", type=int, default=0, help="the bootstrap's random seed (default 0)")
 
+    compare = commands.add_parser(
+        "compare",
+        help="compare two runs row by row: differences, 95%% intervals, p-values",
+        description="Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, "
+        "the mean difference B - A over the rows ok in both, its paired-bootstrap 95% interval, the paired "
+        "permutation p-value and win/tie/loss counts; --html writes a page with a forest plot and the rows that "
+        "changed most.",
+    )
+    compare.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
+    compare.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
+    compare.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
+    compare.add_argument("--json", action="store_true", help="print the figures as JSON")
+    compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
+    compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
+    _interval_options(compare, off=False)
+
     commands.add_parser(
         "quickstart",
         help="score the bundled RAGBench samples offline and print a table",
@@ -227,6 +246,25 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
         choices=DEVICE_CHOICES,
         help="where the offline (local) judge runs: auto (CUDA, else MPS, else CPU; the default), cpu, cuda, mps",
     )
+
+
+def _interval_options(parser: argparse.ArgumentParser, *, off: bool = True) -> None:
+    from rageval_lc.reports.summary import DEFAULT_RESAMPLES
+
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"bootstrap resamples for each 95%% interval (default {DEFAULT_RESAMPLES}"
+        + ("; 0: no intervals)" if off else "; also the permutation test's random sign flips)"),
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+
+
+def _check_bootstrap(args: argparse.Namespace, least: int = 0) -> None:
+    if args.bootstrap < least:
+        raise ValueError(f"--bootstrap must be >= {least}. Got {args.bootstrap}.")
 
 
 def _make_judge(args: argparse.Namespace) -> Any:
@@ -259,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         if args.command == "gate":
             return _gate(args)
+        if args.command == "compare":
+            return _compare(args)
         return _evaluate(args)
     except BrokenPipeError:  # the reader of our output stopped early (`| head -1`): end quietly
         return _reader_gone()
@@ -290,6 +330,10 @@ def _report(args: argparse.Namespace) -> int:
         return _error(f"{'--worst-by' if args.worst_by else '--input'} shapes the HTML report; give --html too.")
     if args.worst < 1:
         return _error(f"--worst must be at least 1. Got {args.worst}.")
+    try:
+        _check_bootstrap(args)
+    except ValueError as exc:
+        return _error(str(exc))
     rows, bad = [], 0
     try:
         for _, row in json_rows(args.results):  # split on \n only: U+2028 & co. may sit in strings
@@ -305,7 +349,7 @@ def _report(args: argparse.Namespace) -> int:
         check_one_producer(rows, str(args.results))
     except MixedResultsError as exc:
         return _error(str(exc))
-    print(format_summary(summarize(rows)))
+    print(format_summary(summarize(rows, n_resamples=args.bootstrap, seed=args.seed)))
     if bad:
         print(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).", file=sys.stderr)
     if args.html:
@@ -381,6 +425,37 @@ def _gate(args: argparse.Namespace) -> int:
     short = len(report.failed)
     print(f"rageval gate: {short} of {total} checks fell short; exit status 1.", file=sys.stderr)
     return 1
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from rageval_lc.reports.compare import compare, format_comparison
+
+    for path, what in ((args.run_a, "run A"), (args.run_b, "run B")):
+        if _unusable(path, what, args.html, "--html", "the page"):
+            return 2
+    try:
+        _check_bootstrap(args, least=1)
+        if not 0 <= args.top <= 50:
+            raise ValueError(f"--top must be between 0 and 50. Got {args.top}.")
+        result = compare(args.run_a, args.run_b, by=args.by, n_resamples=args.bootstrap, seed=args.seed)
+    except ValueError as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot read {exc.filename or 'a run'}: {exc.strerror or exc}")
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(format_comparison(result, names=(args.run_a.name, args.run_b.name)))
+    if args.html:
+        from rageval_lc.reports.compare_html import render_compare_html
+
+        page = render_compare_html(result, names=(args.run_a.name, args.run_b.name), top=args.top)
+        try:
+            write_atomic(args.html, page)
+        except OSError as exc:
+            return _cannot_write(args.html, exc)
+        print(f"HTML comparison: {args.html}", file=sys.stderr)
+    return 0
 
 
 def _rgb_score(args: argparse.Namespace) -> int:
@@ -513,6 +588,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise ValueError(f"--gpus-per-worker must be >= 0. Got {args.gpus_per_worker}.")
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
+        _check_bootstrap(args)
     except (ValueError, TypeError) as exc:
         return _error(str(exc))
     if args.dry_run:
@@ -535,7 +611,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], output: LockedOutput | None) -> int:
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
-    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
+    from rageval_lc.reports.summary import DEFAULT_RESAMPLES, format_reference_view, format_summary, row_outcome
+    from rageval_lc.reports.summary import summarize as summarize_rows
     from rageval_lc.runs.jsonl import (
         evaluate_lines,
         kept_rows,
@@ -582,6 +659,9 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
         progress = _progress_bar(args, stack)
         pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
+        # the run's summaries bootstrap with the defaults; other --bootstrap/--seed: summarised again here
+        own_intervals = (args.bootstrap, args.seed) != (DEFAULT_RESAMPLES, 0)
+        summarized = [{"status": row["status"], "scores": row["scores"]} for row in kept] if own_intervals else []
 
         def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
             for line_no, line in raw_lines(args.input):
@@ -593,6 +673,8 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
                 yield line
 
         def on_row(row: dict[str, Any]) -> None:
+            if own_intervals:
+                summarized.append({"status": row["status"], "scores": row["scores"]})
             if progress is not None:
                 progress.update(pending.pop(row["line"], 0))
             if any(status == "error" for status in row["status"].values()):
@@ -624,6 +706,8 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
             total = len(kept) + output.rows
             left = f"{total} row{'s' if total != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
             return _error(f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}.")
+    if own_intervals:
+        report.summaries = summarize_rows(summarized, n_resamples=args.bootstrap, seed=args.seed)
     print(format_summary(report.summaries), file=sys.stderr)
     if report.reference_view:
         print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -84,3 +86,16 @@ def test_callback_handler_example(tmp_path) -> None:
     assert "3 answers; 3 runs scored into scores.jsonl" in out
     assert len(target.read_text().splitlines()) == 3
     assert out.count(": 2 documents, context precision") == 3
+
+
+def test_dspy_before_after_example() -> None:
+    out = run("dspy_before_after.py")
+    assert "Compiled with LabeledFewShot: 3 demonstrations; devset of 11." in out
+    assert "11 rows paired by id; 0 only in A, 0 only in B." in out
+    cells = next(line for line in out.splitlines() if line.startswith("semantic_similarity")).split()
+    n, before, after, diff = int(cells[1]), float(cells[2]), float(cells[3]), float(cells[4])
+    low, high = float(cells[5].strip("[,")), float(cells[6].strip("]"))
+    wins, ties, losses = (int(c) for c in cells[8:11])
+    assert n == wins + ties + losses == 11 and losses == 0  # the stand-in model never answers worse with demos
+    assert diff == pytest.approx(after - before, abs=0.0015) and 0 < low < diff < high  # B - A, its interval
+    assert "Compilation helped" in out

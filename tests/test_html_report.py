@@ -53,8 +53,9 @@ def test_report_command(tmp_path: Path, capsys) -> None:
     page = tmp_path / "report.html"
     assert main(["report", str(results), "--html", str(page), "--title", "demo"]) == 0
     captured = capsys.readouterr()
-    assert "context_relevance    0.300   2" in captured.out  # mean of 0.5 and 0.1 over 2 ok rows
-    assert "adherence            1.000   1             1" in captured.out
+    # mean of 0.5 and 0.1 over 2 ok rows; a resample's mean is 0.1, 0.3 or 0.5 (chances 1/4, 1/2, 1/4): 95% CI
+    assert "context_relevance    0.300  [0.100, 0.500]   2" in captured.out
+    assert "adherence            1.000  [1.000, 1.000]   1             1" in captured.out  # one ok row
     assert "1 line skipped" in captured.err
     assert "<title>demo</title>" in page.read_text(encoding="utf-8")
     assert main(["report", str(tmp_path / "missing.jsonl")]) == 2

@@ -30,6 +30,7 @@ EXPECTED = [
     "assert_scores",
     "auroc",
     "build_documents",
+    "compare",
     "evaluate",
     "evaluate_sample",
     "judge_agreement",
@@ -78,6 +79,8 @@ LAYOUT = {
     "rageval_lc.reports.gate": ["check_gate", "format_gate", "parse_threshold", "parse_condition", "Threshold"],
     "rageval_lc.adapters.assertions": ["assert_scores", "configure_judge", "configured_judge", "metrics_for"],
     "rageval_lc.adapters.pytest_plugin": ["rageval_judge", "pytest_addoption", "judge_setting"],
+    "rageval_lc.reports.compare": ["compare", "Comparison", "format_comparison"],
+    "rageval_lc.reports.compare_html": ["render_compare_html"],
     "rageval_lc.judges": ["BaseJudge", "Judge", "LabelsJudge", "make_judge"],
     "rageval_lc.judges.resilient": ["ResilientJudge", "JudgeCache"],
     "rageval_lc.adapters": ["RagEvaluator", "langsmith_evaluator", "dspy_metric", "RagEvalCallbackHandler"],
@@ -97,10 +100,12 @@ def test_the_layout_exports_its_pieces() -> None:
 
 
 def test_the_top_level_names_are_the_layout_ones() -> None:
+    from rageval_lc.reports.compare import compare
     from rageval_lc.runs.engine import evaluate
     from rageval_lc.scoring import REGISTRY, evaluate_sample
 
     assert rageval_lc.evaluate is evaluate
+    assert rageval_lc.compare is compare
     assert rageval_lc.evaluate_sample is evaluate_sample
     assert rageval_lc.REGISTRY is REGISTRY
     from rageval_lc.adapters.assertions import assert_scores

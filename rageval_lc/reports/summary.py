@@ -1,27 +1,36 @@
-"""Summaries of result rows: per score, the mean over ``ok`` rows and the count of each status.
+"""Summaries of result rows: per score, the mean over ``ok`` rows, its bootstrap 95 % interval, and the
+count of each status.
 
 Undetermined and failed rows are left out of the mean and counted, never averaged in as 0.
 
-Example:
+Example (two ok values, 1 and 0: a resample's mean is 0, 0.5 or 1 with chances 1/4, 1/2, 1/4, so the
+2.5 % and 97.5 % quantiles are 0 and 1):
     >>> rows = [{"scores": {"adherence": 1.0}, "status": {"adherence": "ok"}},
     ...         {"scores": {"adherence": 0.0}, "status": {"adherence": "ok"}},
     ...         {"scores": {"adherence": None}, "status": {"adherence": "undetermined"}}]
     >>> summarize(rows)[0]
-    ScoreSummary(name='adherence', mean=0.5, ok=2, undetermined=1, error=0)
+    ScoreSummary(name='adherence', mean=0.5, ok=2, undetermined=1, error=0, ci_low=0.0, ci_high=1.0)
+    >>> summarize(rows, n_resamples=0)[0].ci_low is None
+    True
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "DEFAULT_RESAMPLES",
+    "MAX_DRAWS",
     "ScoreSummary",
+    "format_interval",
     "format_reference_view",
     "format_summary",
     "format_table",
+    "mean_interval",
     "reference_view",
     "row_outcome",
     "summarize",
@@ -39,19 +48,47 @@ REFERENCE_NAMES: dict[str, str] = {
 }
 
 
+#: Draws (resamples × values) one bootstrap block may hold: 4M indices, 32 MB, whatever the run's size.
+MAX_DRAWS = 4_000_000
+#: Bootstrap resamples of each mean unless told otherwise (as :data:`rageval_lc.reports.stats.DEFAULT_RESAMPLES`).
+DEFAULT_RESAMPLES = 2000
+
+
 @dataclass(frozen=True)
 class ScoreSummary:
-    """One score over a run: mean of the ``ok`` values and the status counts."""
+    """One score over a run: mean of the ``ok`` values, the status counts, and the mean's bootstrap
+    confidence interval (``ci_low``, ``ci_high``; None without ``ok`` values or with intervals off)."""
 
     name: str
     mean: float | None
     ok: int
     undetermined: int
     error: int
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
-def summarize(rows: Iterable[Mapping[str, Any]]) -> list[ScoreSummary]:
-    """Summarise result rows (as written by ``rageval evaluate``), scores in first-seen order."""
+def summarize(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[ScoreSummary]:
+    """Summarise result rows (as written by ``rageval evaluate``), scores in first-seen order.
+
+    Args:
+        rows: result rows (``status`` and ``scores`` per score).
+        n_resamples: bootstrap resamples of each mean (:func:`mean_interval`); 0 turns the intervals off.
+        seed: the bootstrap's seed (the same rows and seed give the same interval).
+        confidence: the interval's coverage.
+
+    Raises:
+        ValueError: If ``n_resamples`` is negative or ``confidence`` not between 0 and 1.
+    """
+    if not isinstance(n_resamples, numbers.Integral) or isinstance(n_resamples, bool) or n_resamples < 0:
+        msg = f"n_resamples must be an integer >= 0 (0: no intervals). Got {n_resamples!r}."
+        raise ValueError(msg)
     values: dict[str, list[float]] = {}
     counts: dict[str, dict[str, int]] = {}
     for row in rows:
@@ -64,14 +101,57 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> list[ScoreSummary]:
                 values[name].append(float(score))
     return [
         ScoreSummary(
-            name=name,
-            mean=math.fsum(values[name]) / len(values[name]) if values[name] else None,
-            ok=tally["ok"],
-            undetermined=tally["undetermined"],
-            error=tally["error"],
+            name,
+            math.fsum(values[name]) / len(values[name]) if values[name] else None,
+            tally["ok"],
+            tally["undetermined"],
+            tally["error"],
+            *mean_interval(values[name], n_resamples=int(n_resamples), seed=seed, confidence=confidence),
         )
         for name, tally in counts.items()
     ]
+
+
+def mean_interval(
+    values: Sequence[float],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    max_draws: int = MAX_DRAWS,
+) -> tuple[float | None, float | None]:
+    """The percentile-bootstrap interval of the mean of ``values``, as
+    :func:`~rageval_lc.reports.stats.bootstrap_ci` computes it, in bounded memory; (None, None) when there are
+    no values or ``n_resamples`` is 0.
+
+    A run of 100,000 rows would need 200 million indices at once; past ``max_draws`` the same resamples are
+    drawn in blocks (numpy's integer stream does not depend on how the draws are shaped, so the interval is
+    identical: tests/test_compare.py checks it).
+
+    Example:
+        >>> mean_interval([0.25, 0.25]), mean_interval([], n_resamples=10), mean_interval([1.0], n_resamples=0)
+        ((0.25, 0.25), (None, None), (None, None))
+    """
+    if n_resamples == 0 or len(values) == 0:
+        return None, None
+    from rageval_lc.reports.stats import bootstrap_ci
+
+    if len(values) * n_resamples <= max_draws:
+        return bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    import numpy as np
+
+    bootstrap_ci([0.0], n_resamples=n_resamples, confidence=confidence)  # the same checks of the options
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    block = max(1, max_draws // data.size)
+    means = np.concatenate(
+        [
+            data[rng.integers(0, data.size, size=(min(block, n_resamples - start), data.size))].mean(axis=1)
+            for start in range(0, n_resamples, block)
+        ]
+    )
+    low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
 
 
 def row_outcome(status: Mapping[str, str]) -> str:
@@ -114,11 +194,33 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def format_summary(summaries: Sequence[ScoreSummary]) -> str:
-    """Render the per-score summary table."""
+    """Render the per-score summary table; the ``95% CI`` column when the summaries have intervals.
+
+    Example:
+        >>> print(format_summary([ScoreSummary("adherence", 0.5, 2, 1, 0, 0.0, 1.0)]))
+        score       mean  95% CI          ok  undetermined  error
+        ---------  -----  --------------  --  ------------  -----
+        adherence  0.500  [0.000, 1.000]   2             1      0
+    """
+    if not any(s.ci_low is not None for s in summaries):
+        return format_table(
+            ["score", "mean", "ok", "undetermined", "error"],
+            [[s.name, s.mean, s.ok, s.undetermined, s.error] for s in summaries],
+        )
     return format_table(
-        ["score", "mean", "ok", "undetermined", "error"],
-        [[s.name, s.mean, s.ok, s.undetermined, s.error] for s in summaries],
+        ["score", "mean", "95% CI", "ok", "undetermined", "error"],
+        [[s.name, s.mean, format_interval(s.ci_low, s.ci_high), s.ok, s.undetermined, s.error] for s in summaries],
     )
+
+
+def format_interval(low: float | None, high: float | None) -> str:
+    """An interval as ``[low, high]`` with 3 decimals; ``-`` when there is none.
+
+    Example:
+        >>> format_interval(0.1, 0.25), format_interval(None, None)
+        ('[0.100, 0.250]', '-')
+    """
+    return "-" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
 
 
 def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -143,7 +245,7 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, ragas_score
 
     rows = list(rows)
-    means = {s.name: s.mean for s in summarize(rows)}
+    means = {s.name: s.mean for s in summarize(rows, n_resamples=0)}
     view: dict[str, Any] = {}
     for name, shown in REFERENCE_NAMES.items():
         if name in means:

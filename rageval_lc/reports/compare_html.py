@@ -1,0 +1,294 @@
+"""A self-contained HTML page of a comparison of two runs: the differences with their intervals (a forest plot),
+per subset when asked, the unpaired rows, and the rows that changed most with both runs' reasons.
+
+Everything is inline (CSS and SVG; no script, nothing fetched); ``<details>`` folds the per-score row lists.
+Long texts are cut with a visible ellipsis, and at most :data:`MAX_PLOTTED` intervals, 50 rows per score and
+50 unpaired ids per run are shown, so the page stays small whatever the runs hold.
+
+Example:
+    >>> from rageval_lc.reports.compare import compare
+    >>> a = [{"id": str(i), "status": {"f": "ok"}, "scores": {"f": v}} for i, v in enumerate([0.2, 0.4, 0.5])]
+    >>> b = [{"id": str(i), "status": {"f": "ok"}, "scores": {"f": v}} for i, v in enumerate([0.6, 0.4, 0.9])]
+    >>> page = render_compare_html(compare(a, b), names=("old.jsonl", "new.jsonl"))
+    >>> page.startswith("<!DOCTYPE html>"), "<script" in page, "+0.267" in page
+    (True, False, True)
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from rageval_lc.reports.compare import Comparison, Pair, format_p
+
+if TYPE_CHECKING:
+    from rageval_lc.reports.stats import PairedComparison
+
+__all__ = ["MAX_PLOTTED", "render_compare_html"]
+
+MAX_PLOTTED = 60  # intervals in one forest plot
+_MAX_TOP = 50  # rows listed per score, whatever ``top`` asks
+_MAX_IDS = 50  # unpaired ids listed per run
+_NAME_CHARS = 80
+_TEXT_CHARS = 500  # a reason, a question, an answer
+_TEXT_FIELDS = ("question", "response", "answer")  # shown when a result row keeps them
+
+_CSS = """
+body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
+       background: #f5f6fa; }
+header { background: #1e272e; color: #fff; padding: 20px 32px; }
+header h1 { margin: 0 0 6px 0; font-size: 22px; }
+header p { margin: 0; color: #d2dae2; font-size: 13px; }
+main { padding: 16px 32px 40px 32px; max-width: 1200px; }
+section { background: #fff; border-radius: 8px; padding: 16px 20px; margin: 16px 0;
+          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+h2 { font-size: 17px; margin: 0 0 12px 0; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
+th { color: #57606f; font-weight: 600; background: #fafbfc; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.up { color: #1e8449; } .down { color: #c0392b; } .muted { color: #8395a7; } p.muted { font-size: 13px; }
+.reason { max-width: 460px; color: #2f3542; font-size: 12px; }
+.cut { color: #8395a7; font-size: 11px; }
+details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; font-size: 14px; }
+code { font-size: 12px; }
+"""
+
+
+def render_compare_html(
+    result: Comparison, *, names: tuple[str, str] = ("run A", "run B"), top: int = 10, title: str | None = None
+) -> str:
+    """Render a :class:`~rageval_lc.reports.compare.Comparison` as one HTML page (bounded: see the module)."""
+    a_name, b_name = names
+    only_a, only_b = result.unpaired["only_in_a"], result.unpaired["only_in_b"]
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    heading = title or f"{b_name} vs {a_name}"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(_head(heading, _NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
+        f"<header><h1>{_cut(heading, _NAME_CHARS)}</h1><p>A = {_cut(a_name, _NAME_CHARS)} · B = "
+        f"{_cut(b_name, _NAME_CHARS)} · {len(result.pairs)} rows paired by id · {len(only_a)} only in A · "
+        f"{len(only_b)} only in B · generated {generated}</p></header><main>",
+        _differences(result.scores, result.one_sided),
+    ]
+    if result.by_field is not None:
+        parts.append(_by_section(result))
+    parts.append(_unpaired(only_a, only_b))
+    parts.append(_changed_most(result, max(0, min(top, _MAX_TOP))))
+    parts.append("</main></body></html>")
+    return "\n".join(p for p in parts if p)
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _head(value: Any, limit: int) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _cut(value: Any, limit: int) -> str:
+    """Escaped HTML of the text, cut after ``limit`` characters with an ellipsis and how much was cut."""
+    text = str(value)
+    if len(text) <= limit:
+        return _e(text)
+    return f"{_e(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
+
+
+def _num(value: float | None, digits: int = 3, *, sign: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def _direction(f: PairedComparison) -> str:
+    """``up`` / ``down`` when the interval lies wholly above / below zero and p < 0.05, else ``''`` (one row's
+    zero-width interval says nothing: its p-value is 1)."""
+    if f.p_value is None or f.p_value >= 0.05:
+        return ""
+    if f.ci_low is not None and f.ci_low > 0:
+        return "up"
+    if f.ci_high is not None and f.ci_high < 0:
+        return "down"
+    return ""
+
+
+def _figures_table(rows: Sequence[tuple[str, PairedComparison]], first: str = "score") -> str:
+    body = []
+    for label, f in rows:
+        css = _direction(f)
+        interval = "–" if f.ci_low is None else f"[{_num(f.ci_low, sign=True)}, {_num(f.ci_high, sign=True)}]"
+        body.append(
+            f"<tr><td>{_cut(label, _NAME_CHARS)}</td><td class='num'>{f.n}</td><td class='num'>{_num(f.mean_a)}</td>"
+            f"<td class='num'>{_num(f.mean_b)}</td><td class='num {css}'><b>{_num(f.diff, sign=True)}</b></td>"
+            f"<td class='num {css}'>{interval}</td><td class='num'>{format_p(f.p_value).replace('-', '–')}</td>"
+            f"<td class='num'>{f.wins} / {f.ties} / {f.losses}</td></tr>"
+        )
+    head = (
+        f"<tr><th>{_e(first)}</th><th class='num'>rows ok in both</th><th class='num'>mean A</th>"
+        "<th class='num'>mean B</th><th class='num'>B − A</th><th class='num'>95% CI</th><th class='num'>p</th>"
+        "<th class='num'>B higher / same / lower</th></tr>"
+    )
+    return f"<table>{head}{''.join(body)}</table>"
+
+
+def _differences(scores: Mapping[str, PairedComparison], one_sided: Mapping[str, str]) -> str:
+    rows = list(scores.items())
+    note = (
+        "<p class='muted'>B − A: mean of the per-row differences over the rows where the score is ok in both runs. "
+        "95% CI: paired bootstrap (the differences resampled). p: paired permutation (sign-flip) test of no "
+        "difference. Green / red: the interval lies wholly above / below zero and p &lt; 0.05.</p>"
+    )
+    note += "".join(
+        f"<p class='muted'>{_cut(name, _NAME_CHARS)}: only in run {run}'s rows, nothing to compare.</p>"
+        for name, run in one_sided.items()
+    )
+    return (
+        f"<section><h2>Differences B − A with 95% intervals</h2>{_forest(rows)}{_figures_table(rows)}{note}</section>"
+    )
+
+
+def _by_section(result: Comparison) -> str:
+    rows = [(f"{subset} · {name}", f) for subset, scores in result.by.items() for name, f in scores.items() if f.n]
+    field = _e(result.by_field)
+    note = (
+        f"<p class='muted'>Subsets of <code>{field}</code>, read from each row (else its details; for "
+        "<code>dataset</code>, else the dataset a RAGBench id names); rows naming none are under (missing).</p>"
+    )
+    table = _figures_table(rows, first=result.by_field or "")
+    return f"<section><h2>By {field}</h2>{_forest(rows)}{table}{note}</section>"
+
+
+def _nice(limit: float) -> float:
+    for step in (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0):
+        if limit <= step:
+            return step
+    return math.ceil(limit)
+
+
+def _forest(rows: Sequence[tuple[str, PairedComparison]]) -> str:
+    """An SVG forest plot: per row its difference (dot) and 95% interval (line), around a zero line."""
+    drawn = [(label, f) for label, f in rows if f.diff is not None][:MAX_PLOTTED]
+    if not drawn:
+        return "<p class='muted'>No score was ok in both runs on any paired row: nothing to plot.</p>"
+    extent = max(abs(v) for _, f in drawn for v in (f.diff, f.ci_low, f.ci_high) if v is not None)
+    half = _nice(max(extent, 0.01) * 1.05)
+    label_w, plot_w, value_w, row_h, top = 220, 560, 210, 24, 26
+    width, height = label_w + plot_w + value_w, top + row_h * len(drawn) + 28
+
+    def x(value: float) -> float:
+        return label_w + (value + half) / (2 * half) * plot_w
+
+    svg = [f"<svg width='{width}' height='{height}' role='img' aria-label='differences B minus A with 95% intervals'>"]
+    svg.append(
+        f"<text x='{label_w}' y='14' font-size='11' fill='#8395a7'>← A higher</text>"
+        f"<text x='{label_w + plot_w}' y='14' font-size='11' fill='#8395a7' text-anchor='end'>B higher →</text>"
+    )
+    for tick in (-half, -half / 2, 0.0, half / 2, half):
+        tx = x(tick)
+        colour, dash = ("#2f3542", "") if tick == 0 else ("#e1e5eb", " stroke-dasharray='3,3'")
+        svg.append(
+            f"<line x1='{tx:.1f}' y1='{top - 6}' x2='{tx:.1f}' y2='{height - 22}' stroke='{colour}'{dash}/>"
+            f"<text x='{tx:.1f}' y='{height - 8}' font-size='10' fill='#8395a7' text-anchor='middle'>{tick:+g}</text>"
+        )
+    for i, (label, f) in enumerate(drawn):
+        y = top + row_h * i + row_h / 2
+        colour = {"up": "#1e8449", "down": "#c0392b"}.get(_direction(f), "#3867d6")
+        low, high = f.ci_low if f.ci_low is not None else f.diff, f.ci_high if f.ci_high is not None else f.diff
+        tip = f"{label}: {f.diff:+.3f} [{low:+.3f}, {high:+.3f}], n={f.n}, p={format_p(f.p_value)}"
+        svg.append(
+            f"<g><title>{_e(tip)}</title>"
+            f"<text x='{label_w - 10}' y='{y + 4:.1f}' font-size='12' text-anchor='end' fill='#2f3542'>"
+            f"{_e(_head(label, 32))}</text>"
+            f"<line x1='{x(low):.1f}' y1='{y:.1f}' x2='{x(high):.1f}' y2='{y:.1f}' stroke='{colour}' stroke-width='2'/>"
+            f"<line x1='{x(low):.1f}' y1='{y - 5:.1f}' x2='{x(low):.1f}' y2='{y + 5:.1f}' stroke='{colour}'/>"
+            f"<line x1='{x(high):.1f}' y1='{y - 5:.1f}' x2='{x(high):.1f}' y2='{y + 5:.1f}' stroke='{colour}'/>"
+            f"<circle cx='{x(f.diff):.1f}' cy='{y:.1f}' r='4.5' fill='{colour}'/>"
+            f"<text x='{label_w + plot_w + 12}' y='{y + 4:.1f}' font-size='11' fill='#2f3542'>"
+            f"{f.diff:+.3f} [{low:+.3f}, {high:+.3f}]</text></g>"
+        )
+    svg.append("</svg>")
+    more = len([1 for _, f in rows if f.diff is not None]) - len(drawn)
+    note = f"<p class='muted'>{more} more intervals in the table only.</p>" if more > 0 else ""
+    return "".join(svg) + note
+
+
+def _unpaired(only_a: Sequence[str], only_b: Sequence[str]) -> str:
+    if not only_a and not only_b:
+        return (
+            "<section><h2>Unpaired rows</h2><p>None: every row of each run has its partner in the other.</p></section>"
+        )
+    items = []
+    for label, keys in (("Only in A", only_a), ("Only in B", only_b)):
+        shown = ", ".join(_cut(key, _NAME_CHARS) for key in keys[:_MAX_IDS]) or "none"
+        more = f" <span class='muted'>and {len(keys) - _MAX_IDS} more</span>" if len(keys) > _MAX_IDS else ""
+        items.append(f"<p><b>{label}</b> ({len(keys)}): {shown}{more}</p>")
+    note = "<p class='muted'>Left out of every figure above: they have no partner to be compared with.</p>"
+    return f"<section><h2>Unpaired rows</h2>{''.join(items)}{note}</section>"
+
+
+def _changed_most(result: Comparison, top: int) -> str:
+    if top == 0:
+        return ""
+    has_text = any(field in row for pair in result.pairs for row in (pair.a, pair.b) for field in _TEXT_FIELDS)
+    blocks = []
+    for k, (name, f) in enumerate(result.scores.items()):
+        pairs = [p for p in result.changed_most(name, top) if (v := p.scores(name)) and v[0] != v[1]]
+        if not pairs:
+            continue
+        body = "".join(_pair_row(pair, name, has_text) for pair in pairs)
+        head = (
+            "<tr><th>row</th><th>A</th><th>B</th><th>B − A</th><th>A's reason</th><th>B's reason</th>"
+            + ("<th>question · answer</th>" if has_text else "")
+            + "</tr>"
+        )
+        opened = " open" if k == 0 else ""
+        blocks.append(
+            f"<details{opened}><summary>{_cut(name, _NAME_CHARS)}: {len(pairs)} rows "
+            f"(B − A {_num(f.diff, sign=True)})</summary><table>{head}{body}</table></details>"
+        )
+    if not blocks:
+        return "<section><h2>Rows that changed most</h2><p>No paired row changed on any score.</p></section>"
+    note = (
+        ""
+        if has_text
+        else "<p class='muted'>The result rows keep no question or answer (rageval evaluate writes scores, reasons "
+        "and details): each row is shown by its id and input line; the input files hold the texts.</p>"
+    )
+    return (
+        f"<section><h2>Rows that changed most (largest |B − A|, at most {top} per score)</h2>{note}"
+        f"{''.join(blocks)}</section>"
+    )
+
+
+def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
+    a, b = pair.scores(name) or (0.0, 0.0)
+    css = "up" if b > a else "down"
+    where = pair.key if pair.occurrence == 0 else f"{pair.key} (#{pair.occurrence + 1})"
+    lines = [pair.a.get("line"), pair.b.get("line")]
+    line = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]} / {lines[1]}"
+    text = ""
+    if has_text:
+        shown = [
+            f"<b>{field}</b>: {_cut(row[field], _TEXT_CHARS)}"
+            for field in _TEXT_FIELDS
+            for row in (pair.a, pair.b)
+            if isinstance(row.get(field), str)
+        ]
+        text = f"<td class='reason'>{'<br>'.join(dict.fromkeys(shown)) or '–'}</td>"
+    return (
+        f"<tr><td>{_cut(where, _NAME_CHARS)}<br><span class='muted'>{_e(line)}</span></td>"
+        f"<td class='num'>{a:.3f}</td><td class='num'>{b:.3f}</td><td class='num {css}'><b>{b - a:+.3f}</b></td>"
+        f"<td class='reason'>{_cut(_reason(pair.a, name), _TEXT_CHARS)}</td>"
+        f"<td class='reason'>{_cut(_reason(pair.b, name), _TEXT_CHARS)}</td>{text}</tr>"
+    )
+
+
+def _reason(row: Mapping[str, Any], name: str) -> str:
+    reasons = row.get("reason") or {}
+    return str(reasons.get(name) or "no reason given") if isinstance(reasons, Mapping) else "no reason given"
