@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
@@ -38,6 +40,9 @@ from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSuppor
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
+
+if TYPE_CHECKING:
+    from rageval_lc.runs.ray_engine import evaluate_dataset
 
 __all__ = [
     "REGISTRY",
@@ -65,6 +70,7 @@ __all__ = [
     "auroc",
     "build_documents",
     "evaluate",
+    "evaluate_dataset",
     "evaluate_sample",
     "judge_agreement",
     "load_ragbench",
@@ -79,3 +85,13 @@ __all__ = [
     "trace_rmse_aggregation",
     "trace_scores",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``evaluate_dataset`` (Ray Data) is imported when first asked for; Ray itself only when it runs."""
+    if name == "evaluate_dataset":
+        from rageval_lc.runs.ray_engine import evaluate_dataset
+
+        return evaluate_dataset
+    msg = f"module 'rageval_lc' has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -1,0 +1,288 @@
+"""The Ray engine on a local cluster (``ray.init(num_cpus=2)``): the same rows as in-process, in order, every
+row once even when an actor is killed mid-job, one rate limit for every actor, and Datasets in and out.
+
+Every Ray job runs under :func:`within`: a starved actor pool fails the test instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from rageval_lc.cli import main
+from rageval_lc.datasets.rows import sample_from_row
+from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.judges.resilient import ResilientJudge
+from rageval_lc.runs.engine import Unreadable, score_items
+from rageval_lc.runs.ray_engine import WindowedRateLimiter, evaluate_dataset, score_on_ray
+from rageval_lc.schema import RagSample
+from rageval_lc.scoring.registry import parse_metrics
+
+ray = pytest.importorskip("ray")
+
+R = TypeVar("R")
+
+#: The most seconds one Ray job of these tests may take on a 2-core machine (they take a few).
+LIMIT_S = 90
+
+
+def within(seconds: float, job: Callable[[], R]) -> R:
+    """``job()``, run on a thread; the test fails, rather than hangs, when it takes more than ``seconds``."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = job()
+        except BaseException as exc:  # handed to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"the Ray job did not finish within {seconds} s (a starved actor pool hangs)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    """One local Ray for the module: 2 CPUs, no dashboard; shut down at the end."""
+    if ray.is_initialized():  # pragma: no cover - another module's Ray
+        ray.shutdown()
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=150 * 1024**2, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def row(i: int) -> dict[str, Any]:
+    """An input row with TRACe labels whose scores depend on ``i`` (so that rows out of place would show)."""
+    relevant = ["0a", "0b"][: 1 + i % 2]
+    return {
+        "id": f"s{i}",
+        "question": "Where is Paris?",
+        "contexts": ["Paris is in France. It is large.", "Lyon is in France."],
+        "response": "Paris is in France. It is old.",
+        "labels": {
+            "all_relevant_sentence_keys": relevant,
+            "all_utilized_sentence_keys": relevant[:1],
+            "unsupported_response_sentence_keys": ["b"] if i % 3 else [],
+        },
+    }
+
+
+def sample(i: int) -> RagSample:
+    return sample_from_row(row(i))
+
+
+def in_process(items: list[tuple[Any, Any]], metrics: str = "trace") -> list[tuple[Any, dict]]:
+    """The in-process engine's ``(tag, row)`` pairs, in input order: what the Ray engine must return."""
+    done = dict(score_items(items, parse_metrics(metrics), ResilientJudge(LabelsJudge())))
+    return [(tag, done[tag].to_row()) for tag, _ in items]
+
+
+# --- the CLI: exactly the in-process rows --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ragbench_input(ragbench_files: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """162 lines: 40 RAGBench rows of each of 4 files, a line that is not JSON (line 100) and a row
+    without contexts (line 150)."""
+    lines: list[str] = []
+    for path in ragbench_files[:4]:
+        with path.open(encoding="utf-8") as handle:
+            lines += [next(handle).rstrip("\n") for _ in range(40)]
+    lines.insert(99, '{"id": "torn", "question": ')
+    lines.insert(149, json.dumps({"id": "no-contexts", "question": "Q?", "response": "A."}))
+    path = tmp_path_factory.mktemp("ray-cli") / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def in_process_output(ragbench_input: Path) -> Path:
+    out = ragbench_input.with_name("in-process.jsonl")
+    assert main(["evaluate", str(ragbench_input), "--judge", "labels", "--workers", "1", "--out", str(out)]) == 0
+    return out
+
+
+def ray_run(source: Path, out: Path, *extra: str) -> int:
+    argv = ["evaluate", str(source), "--judge", "labels", "--engine", "ray", "--workers", "2", "--out", str(out)]
+    return within(LIMIT_S, lambda: main([*argv, *extra]))
+
+
+def test_cli_ray_engine_returns_exactly_the_in_process_rows(
+    cluster: None, ragbench_input: Path, in_process_output: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "ray.jsonl"
+    assert ray_run(ragbench_input, out) == 0
+    assert "162 rows scored, 2 failed" in capsys.readouterr().err
+    expected = in_process_output.read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == expected  # every row, score, reason and detail, in input order
+    rows = [json.loads(line) for line in expected.splitlines()]
+    assert len(rows) == 162
+    assert sum(row["status"]["adherence"] == "ok" for row in rows) >= 150
+    failed = {row["line"]: row["reason"]["context_relevance"] for row in rows if row["status"]["adherence"] == "error"}
+    assert sorted(failed) == [100, 150]
+    assert "line 100 is not valid JSON" in failed[100]
+    assert "contexts" in failed[150]
+
+
+def test_cli_ray_engine_resumes_a_torn_output(
+    cluster: None, ragbench_input: Path, in_process_output: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    expected = in_process_output.read_text(encoding="utf-8")
+    out = tmp_path / "resumed.jsonl"
+    kept = expected.splitlines(keepends=True)[:70]
+    out.write_text("".join(kept) + '{"id": "cut sh', encoding="utf-8")  # a run killed mid-line
+    assert ray_run(ragbench_input, out, "--resume") == 0
+    assert "162 rows in resumed.jsonl: 92 scored now, 70 kept; 2 failed" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == expected
+
+
+def test_cli_says_how_to_install_ray_when_it_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(row(0)) + "\n", encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    out = tmp_path / "out.jsonl"
+    assert main(["evaluate", str(source), "--judge", "labels", "--engine", "ray", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "rageval: error: The ray engine (--engine ray) needs Ray Data: pip install 'rageval_lc[ray]'" in err
+    assert not out.exists()
+
+
+# --- an actor killed mid-job -----------------------------------------------------------------------------
+
+
+class DyingOnceJudge(LabelsJudge):
+    """The labels judge, whose actor is killed while it scores ``victim`` — once (``marker`` records the
+    killed process): by ``SIGKILL`` (a crash, the OOM killer) or by ``ray.kill`` of the actor."""
+
+    def __init__(self, victim: str, marker: Path, how: str) -> None:
+        super().__init__()
+        self.victim, self.marker, self.how = victim, marker, how
+
+    def trace_labels(self, sample: RagSample) -> Any:
+        if sample.id == self.victim and not self.marker.exists():
+            self.marker.write_text(str(os.getpid()), encoding="utf-8")
+            if self.how == "sigkill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            ray.kill(ray.get_runtime_context().current_actor, no_restart=False)
+            time.sleep(30)  # pragma: no cover - killed before
+        return super().trace_labels(sample)
+
+
+@pytest.mark.parametrize("how", ["sigkill", "ray.kill"])
+def test_an_actor_killed_mid_job_is_replaced_and_every_row_comes_back_once(
+    cluster: None, tmp_path: Path, how: str
+) -> None:
+    items = [(f"tag{i}", sample(i)) for i in range(40)]
+    marker = tmp_path / "killed.pid"
+    judge = ResilientJudge(DyingOnceJudge("s20", marker, how))  # s20: in the chunk of rows 15-30
+    scored = within(LIMIT_S, lambda: list(score_on_ray(items, parse_metrics("trace"), judge, workers=2, options={})))
+    assert marker.exists()  # an actor did die mid-job ...
+    assert [(tag, result.to_row()) for tag, result in scored] == in_process(items)  # ... and nothing was lost
+    assert all(result.results["adherence"].status == "ok" for _, result in scored)
+
+
+# --- one rate limit for every actor ---------------------------------------------------------------------
+
+
+class StampingJudge(LabelsJudge):
+    """The labels judge, appending the time of each call to ``stamps`` (from any process)."""
+
+    def __init__(self, stamps: Path) -> None:
+        super().__init__()
+        self.stamps = stamps
+
+    def trace_labels(self, sample: RagSample) -> Any:
+        with self.stamps.open("a", encoding="utf-8") as handle:
+            handle.write(f"{time.time()!r}\n")
+        return super().trace_labels(sample)
+
+
+def test_actors_share_one_rate_limit(cluster: None, tmp_path: Path) -> None:
+    stamps = tmp_path / "stamps.txt"
+    judge = ResilientJudge(StampingJudge(stamps))
+    judge.limiter = WindowedRateLimiter(2, window_s=1.0)  # 2 calls a second (a minute, shrunk)
+    items = [(i, sample(i)) for i in range(8)]
+    started = time.time()
+    scored = within(LIMIT_S, lambda: list(score_on_ray(items, parse_metrics("trace"), judge, workers=2, options={})))
+    assert [tag for tag, _ in scored] == list(range(8))
+    times = sorted(float(line) for line in stamps.read_text(encoding="utf-8").split())
+    assert len(times) == 8  # one trace_labels call per sample
+    # In any 1-second window at most 2 calls: the 3rd call after any call comes >= 1 s later (less the time
+    # a granted call takes to start in its actor: 0.15 s of slack). Two limiters of 2/s would allow 4.
+    gaps = [later - earlier for earlier, later in zip(times, times[2:], strict=False)]
+    assert min(gaps) >= 0.85, gaps
+    assert times[-1] - started >= 3.0 - 0.15  # 8 calls at 2 a second: the last in the 4th second
+
+
+def test_windowed_rate_limiter_counts_a_full_window() -> None:
+    now = [100.0]
+    limit = WindowedRateLimiter(3, window_s=60.0, clock=lambda: now[0])
+    assert [limit.reserve() for _ in range(4)] == [0.0, 0.0, 0.0, 60.0]
+    now[0] = 130.0
+    assert limit.reserve() == 30.0  # the first call leaves the window at 160
+    now[0] = 160.0
+    assert limit.reserve() == 0.0
+
+
+# --- Datasets in and out ---------------------------------------------------------------------------------
+
+
+def test_evaluate_dataset_scores_rows_into_result_rows(cluster: None) -> None:
+    rows = [row(i) for i in range(6)]
+    rows.insert(3, {"id": "bad", "question": "Q?", "response": "A."})  # no contexts: an error row
+    rows[5] = {**rows[5], "reference": "Paris is in France."}  # a field the other rows lack (Arrow: null)
+    ds = ray.data.from_items(rows, override_num_blocks=3)
+    out = within(LIMIT_S, lambda: evaluate_dataset(ds, "trace", judge="labels", workers=2).take_all())
+    by_id = {row["id"]: row for row in out}
+    assert sorted(by_id) == sorted(given["id"] for given in rows)
+    for given in rows:
+        got = by_id[given["id"]]
+        if given["id"] == "bad":
+            assert set(got["status"].values()) == {"error"}
+            assert "contexts" in got["reason"]["adherence"]
+            assert json.loads(got["details"])["error"]["type"] == "ValueError"
+            continue
+        [(_, expected)] = in_process([(0, sample_from_row(given))])
+        assert {**got, "details": json.loads(got["details"])} == expected
+
+
+# --- checks before any Ray -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"workers": 0}, "workers must be an int >= 1. Got 0."),
+        ({"workers": 2, "gpus_per_worker": -1.0}, "gpus_per_worker must be >= 0. Got -1.0."),
+        ({"workers": 2, "window_rows": 0}, "window_rows must be an int >= 1. Got 0."),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_row_is_read(kwargs: dict[str, Any], message: str) -> None:
+    items = iter([(0, Unreadable(ValueError("never read")))])
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        next(score_on_ray(items, parse_metrics("trace"), LabelsJudge(), **kwargs))
+    assert next(items, None) is not None  # nothing was read
+
+
+def test_import_rageval_lc_does_not_load_ray() -> None:
+    code = "import sys, rageval_lc; rageval_lc.evaluate_dataset; print('ray' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
