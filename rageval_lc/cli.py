@@ -401,10 +401,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
         if args.engine == "ray" and not args.dry_run:
-            from rageval_lc.runs.ray_engine import require_ray
+            from rageval_lc.runs.ray_engine import check_address, require_ray
 
             require_ray()  # before the output is opened: Ray missing is one line, nothing written
-    except (ValueError, TypeError, MissingDependencyError) as exc:
+            check_address(args.ray_address)  # Ray itself would retry an unreachable head for minutes
+    except (ValueError, TypeError, MissingDependencyError, ConnectionError) as exc:
         return _error(str(exc))
     if args.dry_run:
         return _dry_run(args, judge)

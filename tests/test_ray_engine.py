@@ -24,7 +24,7 @@ from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.judges.resilient import ResilientJudge
 from rageval_lc.runs.engine import Unreadable, score_items
-from rageval_lc.runs.ray_engine import WindowedRateLimiter, evaluate_dataset, score_on_ray
+from rageval_lc.runs.ray_engine import WindowedRateLimiter, evaluate_dataset, on_actor_device, score_on_ray
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import parse_metrics
 
@@ -151,6 +151,43 @@ def test_cli_ray_engine_resumes_a_torn_output(
     assert out.read_text(encoding="utf-8") == expected
 
 
+def test_cli_joins_a_running_cluster_by_address_and_leaves_it_running(cluster: None, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(row(i)) + "\n" for i in range(5)), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    address = ray.get_runtime_context().gcs_address  # this module's cluster, joined from another process
+    argv = [
+        "evaluate",
+        str(source),
+        "--judge",
+        "labels",
+        "--engine",
+        "ray",
+        "--ray-address",
+        address,
+        "--out",
+        str(out),
+    ]
+    done = within(LIMIT_S, lambda: subprocess.run([sys.executable, "-m", "rageval_lc", *argv], capture_output=True))
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    expected = in_process([(i + 1, sample(i)) for i in range(5)])
+    assert [(r["line"], {k: r[k] for k in ("id", "scores", "status", "reason", "details")}) for r in rows] == expected
+    assert ray.get(ray.remote(lambda: "alive").remote()) == "alive"  # the joined cluster was only left
+
+
+def test_cli_an_unreachable_address_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(row(0)) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    argv = ["evaluate", str(source), "--engine", "ray", "--ray-address", "127.0.0.1:1", "--out", str(out)]
+    assert within(30, lambda: main(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rageval: error: Cannot reach a Ray cluster at 127.0.0.1:1 (ConnectionRefusedError")
+    assert err.count("\n") == 1
+    assert not out.exists()
+
+
 def test_cli_says_how_to_install_ray_when_it_is_missing(
     tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -197,6 +234,52 @@ def test_an_actor_killed_mid_job_is_replaced_and_every_row_comes_back_once(
     assert marker.exists()  # an actor did die mid-job ...
     assert [(tag, result.to_row()) for tag, result in scored] == in_process(items)  # ... and nothing was lost
     assert all(result.results["adherence"].status == "ok" for _, result in scored)
+
+
+class LoadCountingJudge(LabelsJudge):
+    """The labels judge, recording each time it is unpickled (once per actor, never per chunk)."""
+
+    def __init__(self, loads: Path) -> None:
+        super().__init__()
+        self.loads = loads
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        with self.loads.open("a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+
+
+def test_windows_keep_input_order_and_each_actor_loads_the_judge_once(cluster: None, tmp_path: Path) -> None:
+    unpicklable = ValueError("line 7 is not valid JSON")
+    unpicklable.lock = threading.Lock()  # type: ignore[attr-defined]  # stays on the driver, never pickled
+    items: list[tuple[Any, Any]] = [(f"t{i}", sample(i)) for i in range(40)]
+    items[7] = ("t7", Unreadable(unpicklable, id="u7"))
+    loads = tmp_path / "loads.txt"
+    judge = ResilientJudge(LoadCountingJudge(loads))
+    # chunks 1, 2, 4, 8, 16 (31 rows: the first window, >= 16 rows), then 9 (one chunk): two Ray Data jobs
+    scored = within(
+        LIMIT_S,
+        lambda: list(score_on_ray(items, parse_metrics("trace"), judge, workers=2, options={}, window_rows=16)),
+    )
+    assert [(tag, result.to_row()) for tag, result in scored] == in_process(items)
+    assert scored[7][1].results["adherence"].reason == "ValueError: line 7 is not valid JSON"
+    assert len(loads.read_text(encoding="utf-8").split()) == 3  # 2 actors for 5 chunks, then 1 for the last
+
+
+def test_the_offline_judge_follows_the_actors_device() -> None:
+    from rageval_lc.judges.local import LocalJudge
+
+    judge = ResilientJudge(LocalJudge(device="cpu"))
+    inner = judge.judge
+    for part in (inner, inner.nli, inner.encoder.encoder):
+        part.device = "cuda"  # as resolved on a driver with a GPU
+    on_actor_device(judge, gpu_ids=[])  # an actor without one
+    assert (inner.device, inner.nli.device, inner.encoder.encoder.device) == ("cpu", "cpu", "cpu")
+    on_actor_device(judge, gpu_ids=[0])
+    assert (inner.device, inner.nli.device, inner.encoder.encoder.device) == ("cuda", "cuda", "cuda")
+    labels = ResilientJudge(LabelsJudge())
+    on_actor_device(labels, gpu_ids=[0])  # other judges are left alone
+    assert not hasattr(labels.judge, "device")
 
 
 # --- one rate limit for every actor ---------------------------------------------------------------------
@@ -262,6 +345,15 @@ def test_evaluate_dataset_scores_rows_into_result_rows(cluster: None) -> None:
             continue
         [(_, expected)] = in_process([(0, sample_from_row(given))])
         assert {**got, "details": json.loads(got["details"])} == expected
+
+
+def test_the_readme_example_runs_on_the_cluster(cluster: None, capsys: pytest.CaptureFixture) -> None:
+    from tests.test_readme import documented_output, python_blocks
+
+    [code] = [p.values[0] for p in python_blocks() if "evaluate_dataset" in p.values[0]]
+    assert code.startswith("# needs: Ray")  # skipped by test_readme (no Ray there): run here, on this cluster
+    within(LIMIT_S, lambda: exec(compile(code, "README.md", "exec"), {"__name__": "__readme__"}))
+    assert capsys.readouterr().out.splitlines() == documented_output(code)
 
 
 # --- checks before any Ray -------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ import contextlib
 import copy
 import json
 import pickle
+import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
@@ -35,7 +37,16 @@ from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
 
-__all__ = ["WINDOW_ROWS", "SharedRateLimiter", "WindowedRateLimiter", "evaluate_dataset", "require_ray", "score_on_ray"]
+__all__ = [
+    "WINDOW_ROWS",
+    "SharedRateLimiter",
+    "WindowedRateLimiter",
+    "check_address",
+    "evaluate_dataset",
+    "on_actor_device",
+    "require_ray",
+    "score_on_ray",
+]
 
 T = TypeVar("T")
 
@@ -54,6 +65,32 @@ def require_ray() -> Any:
         msg = f"The ray engine (--engine ray) needs Ray Data: {INSTALL_HINT} ({exc})."
         raise MissingDependencyError(msg) from exc
     return ray
+
+
+def check_address(address: str | None) -> None:
+    """Fail fast when ``address`` names a head (``host:port`` or ``ray://host:port``) that takes no connection:
+    Ray itself retries for minutes. ``auto`` and None pass.
+
+    Raises:
+        ConnectionError: If nothing listens there (the message names the address and why).
+
+    Example:
+        >>> check_address("auto")
+        >>> check_address("127.0.0.1:1")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ConnectionError: Cannot reach a Ray cluster at 127.0.0.1:1 (ConnectionRefusedError: ...).
+    """
+    if address is None or ":" not in address:
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=10).close()
+    except OSError as exc:
+        msg = f"Cannot reach a Ray cluster at {address} ({type(exc).__name__}: {exc})."
+        raise ConnectionError(msg) from exc
 
 
 class WindowedRateLimiter(RateLimiter):
@@ -136,7 +173,8 @@ def score_on_ray(
         options: the scoring's options, as for :func:`~rageval_lc.runs.engine.score_items`.
         address: the cluster to join (``auto``, ``ray://head:10001``); None: the running Ray, else a local one
             started here (and shut down at the end; a Ray this did not start is never shut down).
-        gpus_per_worker: GPUs each actor reserves (a fraction shares a GPU).
+        gpus_per_worker: GPUs each actor reserves (a fraction shares a GPU); an actor given one runs the
+            offline judge on it, the others on their CPUs (:func:`on_actor_device`).
         cpus_per_worker: CPUs each actor reserves; None: 1, or less where the cluster has fewer CPUs than
             ``workers`` + 1 (so that every actor starts and Ray Data's own tasks still run).
         window_rows: rows read ahead and scored as one Ray Data job.
@@ -248,6 +286,7 @@ def _connected(ray: Any, address: str | None) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
+    check_address(address)
     ray.init(address=address) if address else ray.init()
     try:
         yield
@@ -389,6 +428,7 @@ class _Scorer:
         self.error: Exception | None = None
         try:
             self.judge = pickle.loads(judge_bytes)
+            on_actor_device(self.judge, _gpu_ids())
         except Exception as exc:
             self.error = RuntimeError(f"the Ray actor could not load the judge: {type(exc).__name__}: {exc}")
 
@@ -426,6 +466,35 @@ class _RowScorer(_Scorer):
         chunk = [(i, _sample_of(row)) for i, row in enumerate(batch.to_pylist())]
         results = self.score(chunk)
         return pa.Table.from_pylist([_result_row(results[i]) for i in range(len(chunk))])
+
+
+def on_actor_device(judge: Any, gpu_ids: Sequence[Any]) -> None:
+    """Point the offline judge (bare or wrapped) at the actor's device before its models load: ``cuda`` when
+    Ray gave the actor a GPU (``gpus_per_worker``), else ``cpu``. The device resolved on the driver may be
+    missing here (a driver with a GPU, actors without one) or miss the GPU an actor was given (a CPU-only
+    head, GPU workers). Other judges are left as they are.
+
+    Example:
+        >>> from rageval_lc.judges.local import LocalJudge
+        >>> judge = LocalJudge(device="cpu")
+        >>> on_actor_device(judge, gpu_ids=[0])
+        >>> judge.device, judge.nli.device, judge.encoder.encoder.device
+        ('cuda', 'cuda', 'cuda')
+    """
+    local = sys.modules.get("rageval_lc.judges.local")  # imported when a LocalJudge was unpickled
+    inner = getattr(judge, "judge", judge)
+    if local is None or not isinstance(inner, local.LocalJudge):
+        return
+    device = "cuda" if gpu_ids else "cpu"
+    for part in (inner, inner.nli, getattr(inner.encoder, "encoder", None)):
+        if part is not None and hasattr(part, "device"):
+            part.device = device
+
+
+def _gpu_ids() -> list[Any]:
+    import ray
+
+    return list(ray.get_gpu_ids())
 
 
 def _sample_of(row: dict[str, Any]) -> RagSample | Unreadable:
