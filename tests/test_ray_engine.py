@@ -356,6 +356,21 @@ def test_the_readme_example_runs_on_the_cluster(cluster: None, capsys: pytest.Ca
     assert capsys.readouterr().out.splitlines() == documented_output(code)
 
 
+def test_actor_resources_leave_room_and_warn_of_what_the_cluster_lacks(
+    cluster: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    from rageval_lc.runs.ray_engine import _actor_resources
+
+    with caplog.at_level("WARNING", logger="rageval_lc.runs.ray_engine"):
+        assert _actor_resources(ray, 2, 0.0, None)["num_cpus"] == pytest.approx(2 / 3)  # 2 CPUs over 2 + 1
+    assert caplog.records == []
+    with caplog.at_level("WARNING", logger="rageval_lc.runs.ray_engine"):
+        remote = _actor_resources(ray, 2, 0.5, None)
+    assert remote["num_gpus"] == 0.5
+    [record] = caplog.records
+    assert "2 Ray actors of 0.5 GPU each need 1 GPUs; the cluster has 0 now" in record.getMessage()
+
+
 # --- checks before any Ray -------------------------------------------------------------------------------
 
 

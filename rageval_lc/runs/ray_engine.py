@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import logging
 import pickle
 import socket
 import sys
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 #: Rows read ahead and scored as one Ray Data job (each job starts its actors, and their models, afresh).
 WINDOW_ROWS = 8192
@@ -171,8 +174,9 @@ def score_on_ray(
         workers: Ray actors, each with its own judge.
         concurrency: samples scored at once in each actor (threads).
         options: the scoring's options, as for :func:`~rageval_lc.runs.engine.score_items`.
-        address: the cluster to join (``auto``, ``ray://head:10001``); None: the running Ray, else a local one
-            started here (and shut down at the end; a Ray this did not start is never shut down).
+        address: the cluster to join (``auto``, ``head:6379``, ``ray://head:10001``) unless Ray already runs in
+            this process (then that one); None: Ray's default (``RAY_ADDRESS``, a cluster started with
+            ``ray start`` here), else a local Ray started for the run. A cluster joined is only left at the end.
         gpus_per_worker: GPUs each actor reserves (a fraction shares a GPU); an actor given one runs the
             offline judge on it, the others on their CPUs (:func:`on_actor_device`).
         cpus_per_worker: CPUs each actor reserves; None: 1, or less where the cluster has fewer CPUs than
@@ -281,8 +285,8 @@ def _check_resources(gpus_per_worker: float, cpus_per_worker: float | None) -> N
 
 @contextlib.contextmanager
 def _connected(ray: Any, address: str | None) -> Iterator[None]:
-    """Ray, running: the Ray already running, else ``address`` joined (and left at the end), else a local Ray
-    started here (and shut down at the end)."""
+    """Ray, running: the Ray already running in this process, else ``ray.init(address)`` — a cluster joined
+    (left at the end: ``ray.shutdown`` only disconnects) or a local Ray started for the run (shut down)."""
     if ray.is_initialized():
         yield
         return
@@ -340,12 +344,20 @@ def _scorer_args(judge: Any, specs: Sequence[MetricSpec], concurrency: int, opti
 
 def _actor_resources(ray: Any, workers: int, gpus: float, cpus: float | None, *, size: int = 0) -> dict[str, Any]:
     """Ray Data's arguments for a pool of ``size`` (default ``workers``) actors, each with its share."""
+    size = size or workers
+    cluster = ray.cluster_resources()
     if cpus is None:
-        total = float(ray.cluster_resources().get("CPU", 1.0))
-        cpus = min(1.0, total / (workers + 1))  # Ray Data's own tasks keep a share: a full pool starves them
+        cpus = min(1.0, float(cluster.get("CPU", 1.0)) / (workers + 1))  # Ray Data's tasks keep a share
+    for name, each in (("GPU", gpus), ("CPU", cpus)):
+        if each and each * size > float(cluster.get(name, 0.0)) + 1e-9:
+            logger.warning(
+                "rageval: warning: %d Ray actors of %g %s each need %g %ss; the cluster has %g now. They wait "
+                "until it has them (an autoscaling cluster adds nodes; a fixed one never will: use fewer workers).",
+                size, each, name, each * size, name, float(cluster.get(name, 0.0)),
+            )  # fmt: skip
     # An actor that dies is restarted and its tasks retried: Ray Data's defaults for actor pools
     # (max_restarts=-1, max_task_retries=-1: ActorPoolMapOperator._apply_default_remote_args in Ray 2.60).
-    pool = ray.data.ActorPoolStrategy(size=size or workers)
+    pool = ray.data.ActorPoolStrategy(size=size)
     return {"compute": pool, "num_cpus": cpus, "num_gpus": gpus or None}
 
 
