@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
 from rageval_lc.adapters.assertions import assert_scores
@@ -40,6 +42,9 @@ from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSuppor
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
+
+if TYPE_CHECKING:
+    from rageval_lc.runs.ray_engine import evaluate_dataset
 
 __all__ = [
     "REGISTRY",
@@ -69,6 +74,7 @@ __all__ = [
     "build_documents",
     "compare",
     "evaluate",
+    "evaluate_dataset",
     "evaluate_sample",
     "judge_agreement",
     "load_ragbench",
@@ -83,3 +89,13 @@ __all__ = [
     "trace_rmse_aggregation",
     "trace_scores",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``evaluate_dataset`` (Ray Data) is imported when first asked for; Ray itself only when it runs."""
+    if name == "evaluate_dataset":
+        from rageval_lc.runs.ray_engine import evaluate_dataset
+
+        return evaluate_dataset
+    msg = f"module 'rageval_lc' has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rageval_lc import __version__
+from rageval_lc.errors import MissingDependencyError
 from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, raw_lines, same_file, write_atomic
 
 
@@ -589,7 +590,12 @@ def _evaluate(args: argparse.Namespace) -> int:
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
         _check_bootstrap(args)
-    except (ValueError, TypeError) as exc:
+        if args.engine == "ray" and not args.dry_run:
+            from rageval_lc.runs.ray_engine import check_address, require_ray
+
+            require_ray()  # before the output is opened: Ray missing is one line, nothing written
+            check_address(args.ray_address)  # Ray itself would retry an unreachable head for minutes
+    except (ValueError, TypeError, MissingDependencyError, ConnectionError) as exc:
         return _error(str(exc))
     if args.dry_run:
         return _dry_run(args, judge)

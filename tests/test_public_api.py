@@ -32,6 +32,7 @@ EXPECTED = [
     "build_documents",
     "compare",
     "evaluate",
+    "evaluate_dataset",
     "evaluate_sample",
     "judge_agreement",
     "load_ragbench",
@@ -73,6 +74,7 @@ LAYOUT = {
     "rageval_lc.scoring.dry_run": ["plan_calls", "CallPlan"],
     "rageval_lc.runs.engine": ["evaluate", "aevaluate", "EvaluationRun", "score_items"],
     "rageval_lc.runs.jsonl": ["evaluate_lines", "run_settings"],
+    "rageval_lc.runs.ray_engine": ["score_on_ray", "evaluate_dataset"],
     "rageval_lc.runs.rgb": ["run_rgb"],
     "rageval_lc.reports.summary": ["summarize", "format_table", "reference_view"],
     "rageval_lc.reports.html": ["render_html"],
@@ -111,6 +113,12 @@ def test_the_top_level_names_are_the_layout_ones() -> None:
     from rageval_lc.adapters.assertions import assert_scores
 
     assert rageval_lc.assert_scores is assert_scores
+
+
+def test_evaluate_dataset_is_the_ray_engines() -> None:
+    from rageval_lc.runs.ray_engine import evaluate_dataset
+
+    assert rageval_lc.evaluate_dataset is evaluate_dataset
 
 
 def test_the_package_root_holds_at_most_nine_modules() -> None:
