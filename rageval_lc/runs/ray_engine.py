@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.judges.resilient import RateLimiter
 from rageval_lc.runs.engine import Unreadable, metric_specs, resilient_judge, score_items
-from rageval_lc.runs.workers import MAX_CHUNK, _with_unreadable, chunk_sizes
+from rageval_lc.runs.workers import MAX_CHUNK, chunk_sizes, with_unreadable
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
@@ -420,7 +420,7 @@ def _score_window(
             ready[n] = pickle.loads(blob)
         while position in ready:
             chunk = window[position]
-            results = _with_unreadable(chunk, ready.pop(position), specs)
+            results = with_unreadable(chunk, ready.pop(position), specs)
             for index, (tag, _) in enumerate(chunk):
                 yield tag, results[index]
             position += 1

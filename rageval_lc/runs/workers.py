@@ -35,7 +35,7 @@ from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
 
-__all__ = ["chunk_sizes", "score_in_processes"]
+__all__ = ["chunk_sizes", "score_in_processes", "with_unreadable"]
 
 T = TypeVar("T")
 
@@ -153,10 +153,25 @@ class _Pool:
             for index, (waiting, sent) in enumerate(pending):  # the chunks in flight died with the workers
                 if not sent.done() or sent.cancelled() or sent.exception() is not None:
                     pending[index] = (waiting, self.submit(waiting))
-        unreadable = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, Unreadable)]
-        scored.update({i: SampleResult.failed(s.id, self.specs, s.error) for i, s in unreadable})
+        scored = with_unreadable(chunk, scored, self.specs)
         for position, (tag, _) in enumerate(chunk):
             yield tag, scored[position]
+
+
+def with_unreadable(
+    chunk: Sequence[tuple[Any, Any]], scored: dict[int, SampleResult], specs: Sequence[MetricSpec]
+) -> dict[int, SampleResult]:
+    """The results of a chunk by position: those scored away, and a failed result for each unreadable item
+    (kept here: its exception need not pickle).
+
+    Example:
+        >>> from rageval_lc.scoring.registry import parse_metrics
+        >>> chunk = [("a", Unreadable(ValueError("line 1 is not valid JSON")))]
+        >>> with_unreadable(chunk, {}, parse_metrics("trace"))[0].results["adherence"].status
+        'error'
+    """
+    unreadable = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, Unreadable)]
+    return {**scored, **{i: SampleResult.failed(s.id, specs, s.error) for i, s in unreadable}}
 
 
 def _payload(judge: Any, workers: int, specs: Sequence[MetricSpec], concurrency: int, options: dict[str, Any]) -> bytes:
