@@ -1,5 +1,6 @@
 """Integrations: LangChain evaluators and Runnables, LangSmith evaluator functions, DSPy metric functions,
-and a callback handler that scores chains inline (with memory, JSONL, function and LangSmith sinks).
+a callback handler that scores chains inline (with memory, JSONL, function and LangSmith sinks), and RAG tests
+in pytest (``assert_scores``; the ``rageval_judge`` fixture of :mod:`rageval_lc.adapters.pytest_plugin`).
 
 Each is a thin shape over :func:`rageval_lc.scoring.sample.evaluate_sample`; nothing here computes a score.
 Names load lazily, so importing this package imports neither LangChain nor DSPy.
@@ -24,12 +25,14 @@ __all__ = [
     "MetricScorer",
     "RagEvalCallbackHandler",
     "RagEvaluator",
+    "assert_scores",
     "dspy_metric",
     "langsmith_evaluator",
     "resolve_judge",
 ]
 
 _WHERE = {
+    "assert_scores": "rageval_lc.adapters.assertions",
     "FieldMap": "rageval_lc.adapters.common",
     "MetricScorer": "rageval_lc.adapters.common",
     "resolve_judge": "rageval_lc.judges.factory",
