@@ -128,6 +128,8 @@ class SentenceTransformerEncoder(Portable):
                 path = self._model_spec if self._model_spec is not None else default_model_path()
                 with quiet_model_loading():
                     self._model = SentenceTransformer(str(path), device=self.device)
+            if callable(getattr(self._model, "eval", None)):
+                self._model.eval()  # no dropout: _encode_slice calls the model directly, once per batch
         return self._model
 
     @property
@@ -160,26 +162,35 @@ class SentenceTransformerEncoder(Portable):
         return out  # type: ignore[return-value]
 
     def _encode_slice(self, texts: list[str]) -> list[Encoded]:
+        """One forward pass over ``texts``: the model is called directly (no per-call move to its device, as
+        ``SentenceTransformer.encode`` makes), and each output comes to the CPU once for the whole batch."""
         if not texts:
             return []
+        import torch
+
         model = self.model
         tokenizer = model.tokenizer
-        special = set(tokenizer.all_special_ids)
-        outputs = model.encode(
-            list(texts), output_value=None, batch_size=self.batch_size, convert_to_numpy=False, show_progress_bar=False
-        )
+        special = np.array(sorted(set(tokenizer.all_special_ids)))
+        preprocess = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers < 6: tokenize
+        with torch.inference_mode():
+            features = preprocess(list(texts))
+            device = model.device
+            features = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
+            out = model(features)
+            ids = features["input_ids"].cpu().numpy()
+            tokens = out["token_embeddings"].float().cpu().numpy()
+            sentences = out["sentence_embedding"].float().cpu().numpy()
         encoded = []
-        for text, out in zip(texts, outputs, strict=True):
-            ids = [int(i) for i in out["input_ids"]]
-            keep = [j for j, i in enumerate(ids) if i not in special]
-            tokens = out["token_embeddings"].detach().float().cpu().numpy()[keep]
-            norms = np.linalg.norm(tokens, axis=1, keepdims=True)
-            tokens = tokens / np.where(norms == 0, 1.0, norms)
-            sentence = out["sentence_embedding"].detach().float().cpu().numpy()
+        for row, text in enumerate(texts):
+            keep = ~np.isin(ids[row], special)
+            vectors = tokens[row][keep]
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = vectors / np.where(norms == 0, 1.0, norms)
+            sentence = sentences[row]
             norm = float(np.linalg.norm(sentence))
             sentence = np.zeros_like(sentence) if not text.strip() or norm == 0 else sentence / norm
-            pieces = tuple(tokenizer.convert_ids_to_tokens([ids[j] for j in keep]))
-            encoded.append(Encoded(sentence=sentence, tokens=tokens, pieces=pieces))
+            pieces = tuple(tokenizer.convert_ids_to_tokens(ids[row][keep].tolist()))
+            encoded.append(Encoded(sentence=sentence, tokens=vectors, pieces=pieces))
         return encoded
 
     def wordpiece_embeddings(self, texts: list[str], *, batch_size: int = 32) -> list[tuple[np.ndarray, np.ndarray]]:

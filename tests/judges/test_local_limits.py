@@ -131,26 +131,27 @@ class _FakeTokenizer:
 
 
 class _FakeSentenceTransformer:
-    """Stands in for a loaded SentenceTransformer: records how many texts each call gets."""
+    """Stands in for a loaded SentenceTransformer: records how many texts each forward pass gets."""
 
     tokenizer = _FakeTokenizer()
+    device = "cpu"
 
     def __init__(self) -> None:
         self.call_sizes: list[int] = []
 
-    def encode(self, texts: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+    def tokenize(self, texts: list[str]) -> dict[str, Any]:  # [CLS]=0, one id per word, [SEP]=1, padded with 0
         import torch
 
-        self.call_sizes.append(len(texts))
-        out = []
-        for text in texts:
-            ids = torch.tensor([0, *(2 + len(w) for w in text.split()), 1])
-            out.append({
-                "input_ids": ids,
-                "token_embeddings": torch.ones(len(ids), 8),
-                "sentence_embedding": torch.ones(8),
-            })  # fmt: skip
-        return out
+        ids = [[0, *(2 + len(w) for w in text.split()), 1] for text in texts]
+        width = max(len(row) for row in ids)
+        return {"input_ids": torch.tensor([row + [0] * (width - len(row)) for row in ids])}
+
+    def __call__(self, features: dict[str, Any]) -> dict[str, Any]:
+        import torch
+
+        batch, width = features["input_ids"].shape
+        self.call_sizes.append(batch)
+        return {"token_embeddings": torch.ones(batch, width, 8), "sentence_embedding": torch.ones(batch, 8)}
 
 
 def test_encoder_streams_long_lists_in_slices() -> None:
