@@ -35,6 +35,7 @@ from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
+from rageval_lc.scoring.custom import criteria_metric, register_metric
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
@@ -64,12 +65,14 @@ __all__ = [
     "aevaluate",
     "auroc",
     "build_documents",
+    "criteria_metric",
     "evaluate",
     "evaluate_sample",
     "judge_agreement",
     "load_ragbench",
     "load_rgb",
     "ragbench_record",
+    "register_metric",
     "rmse_against_truth",
     "rmse_aggregation",
     "run_rgb",
