@@ -15,6 +15,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -500,3 +501,43 @@ def test_load_metrics_from_a_file_names_what_it_registered(tmp_path: Path) -> No
     assert load_metrics(str(path)) == ["clear", "short"]
     with pytest.raises(ValueError, match=r"cannot load metrics from 'no_such_module_here': ModuleNotFoundError"):
         load_metrics("no_such_module_here")
+
+
+# --- a judge of one's own ----------------------------------------------------------------------------------
+
+
+class KeywordJudge:
+    """A judge written without BaseJudge that judges criteria only: the top level when the response names
+    Paris, else the lowest (no model)."""
+
+    name, supports = "keyword", frozenset({"criteria"})
+
+    def __init__(self) -> None:
+        self.calls = Counter()
+
+    def criteria(self, definition: Any, sample: RagSample) -> Any:
+        from rageval_lc.judges.base import CriteriaScore, Judgement
+
+        self.calls[definition.judgement] += 1
+        level = definition.levels[-1] if "Paris" in sample.response else definition.levels[0]
+        value = CriteriaScore(level=level, score=definition.score_of(level), reason="keyword")
+        return Judgement(name=definition.judgement, value=value)
+
+
+def test_a_judge_of_ones_own_can_judge_criteria_through_the_adapters(helpfulness: Any) -> None:
+    judge = KeywordJudge()
+    assert evaluate_sample(samples()[0], "helpfulness", judge=judge).scores() == {"helpfulness": 1.0}
+    evaluator = RagEvaluator("helpfulness", judge=judge)  # adopted, then wrapped as every adapter wraps judges
+    out = evaluator.evaluate_strings(prediction="Lyon.", input=QUESTIONS[0], contexts=CONTEXTS)
+    assert (out["score"], out["reasoning"]) == (0.0, "Rubric level 1 of 1-5 (useless): keyword")
+    assert judge.calls == Counter({"criteria:helpfulness": 2})
+
+
+def test_a_judge_claiming_criteria_without_the_method_is_refused() -> None:
+    from rageval_lc.judges.factory import resolve_judge
+
+    class Claims:
+        name, supports = "claims", frozenset({"criteria"})
+
+    with pytest.raises(TypeError, match="lacks criteria"):
+        resolve_judge(Claims())
