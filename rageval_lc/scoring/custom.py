@@ -210,35 +210,37 @@ def load_metrics(target: str) -> list[str]:
     Raises:
         ValueError: If the file does not exist, or importing it fails (the message names the error).
     """
-    before = {name: REGISTRY[name] for name in REGISTRY}
+    before = dict(REGISTRY)
     path = Path(target)
+    is_file = target.endswith(".py") or path.is_file()
+    if is_file and not path.is_file():
+        msg = f"cannot load metrics from {target!r}: no such file."
+        raise ValueError(msg)
     try:
-        if target.endswith(".py") or path.is_file():
-            if not path.is_file():
-                msg = f"cannot load metrics from {target!r}: no such file."
-                raise ValueError(msg)
-            digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-            module_name = f"rageval_lc_user_metrics_{path.stem}_{digest}"
-            spec = importlib.util.spec_from_file_location(module_name, path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[module_name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[module_name]
-                raise
+        if is_file:
+            _import_file(path)
         else:
             importlib.import_module(target)
-    except ValueError as exc:
-        if str(exc).startswith("cannot load metrics"):
-            raise
-        msg = f"cannot load metrics from {target!r}: {type(exc).__name__}: {exc}"
-        raise ValueError(msg) from exc
-    except Exception as exc:  # the user's module: whatever it raises is reported in one line
-        msg = f"cannot load metrics from {target!r}: {type(exc).__name__}: {exc}"
+    except Exception as exc:  # the user's code: whatever it raises is reported in one line
+        first = (str(exc).strip().splitlines() or [""])[0]
+        msg = f"cannot load metrics from {target!r}: {type(exc).__name__}: {first}"
         raise ValueError(msg) from exc
     return [name for name in REGISTRY if before.get(name) is not REGISTRY[name]]
+
+
+def _import_file(path: Path) -> None:
+    """Run a Python file as a module of its own (under a name made from its path)."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    name = f"rageval_lc_user_metrics_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import does: dataclasses and pickling look the module up
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
 
 
 # --- checks and bookkeeping ---------------------------------------------------------------------------
