@@ -39,6 +39,7 @@ from rageval_lc.reports.compare import compare
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
+from rageval_lc.scoring.custom import criteria_metric, register_metric
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
@@ -73,6 +74,7 @@ __all__ = [
     "auroc",
     "build_documents",
     "compare",
+    "criteria_metric",
     "evaluate",
     "evaluate_dataset",
     "evaluate_sample",
@@ -80,6 +82,7 @@ __all__ = [
     "load_ragbench",
     "load_rgb",
     "ragbench_record",
+    "register_metric",
     "rmse_against_truth",
     "rmse_aggregation",
     "run_rgb",

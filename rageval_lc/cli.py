@@ -55,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--metrics", default="trace", help=f"comma-separated metrics (known: {', '.join(sorted(REGISTRY))})"
     )
+    evaluate.add_argument(
+        "--load",
+        action="append",
+        default=[],
+        metavar="FILE.py|MODULE",
+        help="import a Python file or module that registers metrics of your own (criteria_metric, "
+        "register_metric) before --metrics is read; repeatable",
+    )
     evaluate.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
     evaluate.add_argument(
         "--scoring-mode",
@@ -571,8 +579,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     if _unusable(args.input, "input", args.out, "--out", "the results"):
         return 2
     try:
+        from rageval_lc.scoring.custom import load_metrics
         from rageval_lc.scoring.registry import parse_metrics
 
+        for target in args.load:  # metrics of one's own, registered before --metrics names them
+            load_metrics(target)
         specs = parse_metrics(args.metrics)  # once for the whole run
         if not args.relevance_normalizer > 0:
             raise ValueError(f"--relevance-normalizer must be > 0. Got {args.relevance_normalizer}.")

@@ -14,6 +14,11 @@ For each combination:
    with a judge giving valid verdicts, determined otherwise (every spec is classified);
 5. the LangChain, LangSmith and DSPy views agree with :func:`evaluate_sample`.
 
+Metrics of one's own go through the same checks: a criteria metric and a function metric
+(:data:`CUSTOM`) are registered for this module's tests and unregistered after them
+(:func:`~rageval_lc.scoring.custom.temporary_metrics`); the counting judge makes criteria judgements too,
+the offline and labels judges leave criteria metrics undetermined.
+
 :func:`test_the_suite_bites` shows the checks fail when a plan entry is removed.
 """
 
@@ -28,10 +33,11 @@ from typing import Any
 import pytest
 
 from rageval_lc.adapters import RagEvaluator, dspy_metric, langsmith_evaluator
-from rageval_lc.judges.base import JUDGEMENTS, Judge
+from rageval_lc.judges.base import CRITERIA, JUDGEMENTS, CriteriaScore, Judge, Judgement, JudgeUsage, judgement_kind
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring import plan
+from rageval_lc.scoring.custom import criteria_metric, register_metric, temporary_metrics
 from rageval_lc.scoring.dry_run import plan_calls
 from rageval_lc.scoring.registry import REGISTRY
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -57,7 +63,30 @@ SAMPLES: dict[str, RagSample] = {
     "no_contexts": _labelled(question=QUESTION, contexts=[], response=RESPONSE, reference=REFERENCE),
     "dont_know": _labelled(question=QUESTION, contexts=CONTEXTS, response="I don't know.", reference=REFERENCE),
 }
-METRICS = tuple(REGISTRY)
+
+
+def _reference_overlap(sample: RagSample) -> tuple[float, str]:
+    """Share of the reference's words the response has (a function metric of one's own)."""
+    reference = set(sample.reference.lower().split())  # type: ignore[union-attr]
+    shared = reference & set(sample.response.lower().split())
+    return len(shared) / len(reference), f"{len(shared)} of {len(reference)} reference words in the response."
+
+
+#: Metrics of one's own registered for this module's tests (:func:`custom_metrics`): the criteria metric reads
+#: the contexts, the function metric the reference, so each meets a sample lacking what it needs.
+CUSTOM: dict[str, Callable[[], Any]] = {
+    "grounded_helpfulness": lambda: criteria_metric(
+        "grounded_helpfulness",
+        criteria="Does the response help with the question, as the contexts allow?",
+        rubric={1: "no", 2: "a little", 3: "mostly", 4: "fully"},
+        uses=("question", "contexts", "response"),
+    ),
+    "reference_overlap": lambda: register_metric(
+        "reference_overlap", score=_reference_overlap, uses=("response", "reference")
+    ),
+}
+CRITERIA_METRICS = ("grounded_helpfulness",)
+METRICS = (*REGISTRY, *CUSTOM)
 MODES = plan.SCORING_MODES
 #: counting: a fake LLM judge making every judgement (one call each, counted); counting-no-questions: the
 #: same without generate_questions (the plan's fallback); local: the offline judge; labels: the labels judge.
@@ -71,10 +100,38 @@ KNOWN_DEFECTS: dict[tuple[str, str, str, str], str] = {}
 
 
 def _applies(kind: str, metric: str, mode: str) -> bool:
-    """The labels judge makes TRACe labels only: it applies where the plan needs nothing else."""
-    if kind == "labels":
+    """The labels judge makes TRACe labels only: it applies where the plan needs nothing else (a criteria
+    metric is undetermined with it, not refused)."""
+    if kind == "labels" and metric not in CUSTOM:
         return set(plan.metric_judgements(metric, mode)) <= LabelsJudge.supports
     return True
+
+
+@pytest.fixture(scope="module", autouse=True)
+def custom_metrics() -> Iterator[None]:
+    """The metrics of one's own, registered for this module's tests only."""
+    with temporary_metrics():
+        for register in CUSTOM.values():
+            register()
+        yield
+
+
+class CriteriaCountingJudge(CountingJudge):
+    """The counting judge, making criteria judgements too (the rubric's second level, one call each)."""
+
+    def __init__(self, *, questions: bool = True) -> None:
+        super().__init__(questions=questions)
+        self.supports = self.supports | {CRITERIA}
+
+    def planned_calls(self, judgement: str) -> int:
+        return 1 if judgement_kind(judgement) in self.supports else 0
+
+    def criteria(self, definition: Any, sample: RagSample) -> Judgement[CriteriaScore]:
+        self.calls[definition.judgement] += 1
+        level = definition.levels[1]
+        value = CriteriaScore(level=level, score=definition.score_of(level), reason="canned")
+        usage = JudgeUsage(calls=1, prompt_tokens=10, completion_tokens=5, estimated_tokens=15)
+        return Judgement(name=definition.judgement, value=value, attempts=1, usage=usage)
 
 
 def combos(check: str, kinds: tuple[str, ...] = JUDGE_KINDS) -> list[Any]:
@@ -118,7 +175,7 @@ class Runner:
             return self.local
         if kind == "labels":
             return LabelsJudge()
-        return CountingJudge(questions=kind == "counting")
+        return CriteriaCountingJudge(questions=kind == "counting")
 
     def run(self, kind: str, metrics: str | tuple[str, ...], mode: str) -> Run:
         """Score every sample on ``metrics`` afresh (a new counting judge), counting each sample's calls."""
@@ -248,12 +305,12 @@ def check_all(run: Run, *, valid_verdicts: bool) -> None:
 
 
 def test_the_plan_covers_the_registry() -> None:
-    assert set(plan.METRIC_VERDICTS) == set(REGISTRY)
+    assert set(plan.METRIC_VERDICTS) == set(REGISTRY) == set(METRICS)
     assert {v for verdicts in plan.METRIC_VERDICTS.values() for v in verdicts} <= set(plan.ROUTES)
     for verdict, modes in plan.ROUTES.items():
         assert set(modes) == set(MODES), verdict
         for judgements in modes.values():
-            assert judgements and set(judgements) <= set(JUDGEMENTS), verdict
+            assert judgements and {judgement_kind(j) for j in judgements} <= set(JUDGEMENTS) | {CRITERIA}, verdict
     assert set(plan.FALLBACKS) | set(plan.FALLBACKS.values()) <= set(JUDGEMENTS)
     assert (plan.REFERENCE_JUDGEMENTS | plan.CONTEXT_JUDGEMENTS).issubset(JUDGEMENTS)
 
@@ -320,10 +377,23 @@ def test_the_whole_registry_at_once(runner: Runner, mode: str, kind: str) -> Non
     run = runner.run(kind, METRICS, mode)
     check_all(run, valid_verdicts=kind in COUNTING)
     if kind in COUNTING:  # the plan's promise: at most 3 calls a sample when shared, 1 when fused
-        most = {"shared": 3, "fused": 1, "separate": len(JUDGEMENTS)}[mode]
+        # (each criteria metric adds its own call)
+        most = {"shared": 3, "fused": 1, "separate": len(JUDGEMENTS)}[mode] + len(CRITERIA_METRICS)
         if kind == "counting-no-questions" and mode == "fused":
             most += 1  # its fused call writes no questions: answer relevance adds the rubric call
         assert all(sum(c.values()) <= most for c in run.counts.values()), run.counts
+
+
+@pytest.mark.parametrize("kind", ["local", "labels"])
+def test_a_judge_without_criteria_leaves_criteria_metrics_undetermined(runner: Runner, kind: str) -> None:
+    """Not refused, not 0.0: undetermined, saying an LLM judge is needed; no call planned or made."""
+    for metric in CRITERIA_METRICS:
+        run = runner.cached(kind, metric, "shared")
+        for name, result in run.results.items():
+            r = result.results[metric]
+            assert (r.status, r.score) == ("undetermined", None), (name, r)
+            assert "needs an LLM judge" in r.reason or "contexts" in r.reason, (name, r.reason)
+        assert plan_calls(SAMPLES.values(), [metric], run.judge) == []
 
 
 # --- 5. the integrations' views ---------------------------------------------------------------------
@@ -426,6 +496,13 @@ def test_the_suite_bites(runner: Runner, monkeypatch: pytest.MonkeyPatch) -> Non
         run = runner.run("counting", "ragas_score", "separate")
         for check in (check_consumed_within_plan, check_dry_run):
             with pytest.raises(AssertionError, match="generate_questions"):
+                check(run)
+
+    with monkeypatch.context() as patch:  # the criteria metric's verdict left out of its plan entry
+        patch.setitem(plan.METRIC_VERDICTS, "grounded_helpfulness", ())
+        run = runner.run("counting", "grounded_helpfulness", "shared")
+        for check in (check_consumed_within_plan, check_dry_run):
+            with pytest.raises(AssertionError, match="criteria:grounded_helpfulness"):
                 check(run)
 
     with monkeypatch.context() as patch:  # the separate route of claims lost verify_claims

@@ -22,12 +22,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rageval_lc.schema import RagSample, TraceLabels
 
 __all__ = [
+    "CRITERIA",
+    "CRITERIA_DEFINITIONS",
+    "CRITERIA_FIELDS",
     "JUDGEMENTS",
     "AdoptedJudge",
     "AnswerLabel",
     "BaseJudge",
     "ClaimVerdict",
     "ContextVerdict",
+    "CriteriaDefinition",
+    "CriteriaScore",
     "FactualAccuracyVerdict",
     "FullAssessment",
     "Judge",
@@ -37,6 +42,8 @@ __all__ = [
     "RubricScore",
     "StatementVerdict",
     "as_judge",
+    "can_make",
+    "judgement_kind",
     "unsupported",
     "wrapped_extras",
 ]
@@ -57,6 +64,29 @@ JUDGEMENTS: dict[str, str] = {
     "assess_reference": "in one call: reference statements with attribution, GEval criteria, CORRECT/WRONG",
     "assess_all": "in one call: TRACe labels, reference statements, GEval criteria, CORRECT/WRONG, questions",
 }
+
+
+#: The judgement kind of the user's criteria metrics (:func:`rageval_lc.criteria_metric`): a judge that
+#: supports it has a ``criteria(definition, sample)`` method and makes each criteria metric's judgement,
+#: named ``criteria:<metric>``, in one call of its own.
+CRITERIA = "criteria"
+#: The sample fields a criteria judgement may read, in prompt order.
+CRITERIA_FIELDS: tuple[str, ...] = ("question", "contexts", "response", "reference")
+
+
+def judgement_kind(judgement: str) -> str:
+    """The kind of a judgement name: ``criteria`` for ``criteria:<metric>``, else the name itself.
+
+    Example:
+        >>> judgement_kind("criteria:helpfulness"), judgement_kind("trace_labels")
+        ('criteria', 'trace_labels')
+    """
+    return CRITERIA if judgement.startswith(CRITERIA + ":") else judgement
+
+
+def can_make(judge: object, judgement: str) -> bool:
+    """True when ``judge`` supports the kind of ``judgement`` (any criteria judgement for ``criteria``)."""
+    return judgement_kind(judgement) in getattr(judge, "supports", ())
 
 
 class JudgeUsage(BaseModel):
@@ -205,6 +235,65 @@ class AnswerLabel(BaseModel):
     reason: str = ""
 
 
+class CriteriaDefinition(BaseModel):
+    """A criteria metric's judgement: what to judge, the rubric levels, and the sample fields it reads.
+
+    A judge answers with one rubric level; the score is the level rescaled to [0, 1] over the rubric's
+    range, ``(level - lowest) / (highest - lowest)`` (a 1-5 rubric's 4 scores 0.75).
+
+    Example:
+        >>> d = CriteriaDefinition(name="polite", criteria="Is the answer polite?",
+        ...                        rubric={1: "rude", 3: "neutral", 5: "warm"}, uses=("response",))
+        >>> d.judgement, d.score_of(4.0), d.level_of("5"), d.level_of(4.5)
+        ('criteria:polite', 0.75, 5.0, None)
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    criteria: str
+    rubric: dict[float, str]
+    uses: tuple[str, ...]
+
+    @property
+    def judgement(self) -> str:
+        """The judgement's name: ``criteria:<name>``."""
+        return f"{CRITERIA}:{self.name}"
+
+    @property
+    def levels(self) -> list[float]:
+        """The rubric levels, lowest first."""
+        return sorted(self.rubric)
+
+    def level_of(self, value: Any) -> float | None:
+        """The rubric level ``value`` names (a number or its text), or None when it names none."""
+        try:
+            number = float(str(value).strip())
+        except ValueError:
+            return None
+        return next((level for level in self.levels if abs(level - number) < 1e-9), None)
+
+    def score_of(self, level: float) -> float:
+        """``level`` rescaled to [0, 1] over the rubric's range."""
+        low, high = self.levels[0], self.levels[-1]
+        return (level - low) / (high - low)
+
+
+class CriteriaScore(BaseModel):
+    """A criteria judgement: the rubric level the judge chose, its score in [0, 1], and the judge's reason."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: float
+    score: float = Field(ge=0.0, le=1.0)
+    reason: str = ""
+
+
+#: The criteria metrics' definitions by metric name (kept by :mod:`rageval_lc.scoring.custom` when a criteria
+#: metric is registered or unregistered): a DSPy judge builds, estimates and loads their modules from here.
+CRITERIA_DEFINITIONS: dict[str, CriteriaDefinition] = {}
+
+
 class ReferenceAssessment(BaseModel):
     """Everything a reference answer lets a judge say in one pass."""
 
@@ -228,6 +317,11 @@ class FullAssessment(BaseModel):
 @runtime_checkable
 class Judge(Protocol):
     """A judge: a name, the judgements it supports, one method per judgement, and its optional abilities.
+
+    A judge supporting :data:`CRITERIA` also has ``criteria(definition: CriteriaDefinition, sample:
+    RagSample) -> Judgement[CriteriaScore]`` (an optional ability, like ``encoder``: judges without it
+    leave criteria metrics ``undetermined``, and no default is declared, so a wrapping judge reads the
+    wrapped judge's through ``__getattr__``).
 
     Every method is declared here; :class:`BaseJudge` gives each a default (a judgement the judge does
     not support raises ``ValueError``; ``prepare`` does nothing; no prompt estimate, no encoder), so a
@@ -469,6 +563,7 @@ _CONTRACT = (
     "cache_identity",
     "set_transport_timeout",
     *JUDGEMENTS,
+    CRITERIA,
 )
 
 

@@ -19,11 +19,15 @@ from typing import Any
 import dspy
 
 from rageval_lc.judges.base import (
+    CRITERIA,
+    CRITERIA_DEFINITIONS,
     JUDGEMENTS,
     AnswerLabel,
     BaseJudge,
     ClaimVerdict,
     ContextVerdict,
+    CriteriaDefinition,
+    CriteriaScore,
     FactualAccuracyVerdict,
     FullAssessment,
     Judgement,
@@ -33,13 +37,14 @@ from rageval_lc.judges.base import (
 )
 from rageval_lc.judges.checks import claim_verdicts_problem, context_verdicts_problem, trace_problem
 from rageval_lc.judges.langchain_lm import is_langchain_chat_model, langchain_lm
-from rageval_lc.judges.modules import JUDGE_MODULES, run_judgement
+from rageval_lc.judges.modules import JUDGE_MODULES, CriteriaJudge, run_judgement
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
 
 __all__ = [
     "DspyJudge",
     "as_dspy_lm",
+    "criteria_inputs",
     "labels_from_prediction",
     "lm_identity",
     "render_documents",
@@ -139,14 +144,18 @@ class DspyJudge(BaseJudge):
             string, or a LangChain chat model.
         max_retries: extra attempts when an answer cannot be parsed or is invalid (bounded).
         chain_of_thought: run the modules as ``ChainOfThought`` (adds a reasoning field, more tokens).
-        modules: compiled modules to use instead of the defaults, by judgement name.
+        modules: compiled modules to use instead of the defaults, by judgement name (a criteria metric's
+            is ``criteria:<metric>``, once the metric is registered).
         api_base, api_key, temperature, max_tokens: used when ``lm`` is a model id.
 
     A judge built from a model id keeps DSPy's response cache off (see :func:`as_dspy_lm`); with a
     ``dspy.LM`` of your own, DSPy's cache is yours to set (its key ignores ``api_base``).
+
+    It also judges every criteria metric (:func:`rageval_lc.criteria_metric`), each with a module of its own
+    (``modules["criteria:<metric>"]``, made when first needed: see :meth:`criteria_module`).
     """
 
-    supports = frozenset(JUDGEMENTS)
+    supports = frozenset(JUDGEMENTS) | {CRITERIA}
 
     def __init__(
         self,
@@ -167,18 +176,36 @@ class DspyJudge(BaseJudge):
         self._owns_lm = isinstance(lm, str)
         self.name = f"dspy:{self.lm.model}"
         self.max_retries = max_retries
+        self.chain_of_thought = chain_of_thought
         self.modules: dict[str, dspy.Module] = {
             name: cls(chain_of_thought=chain_of_thought) for name, cls in JUDGE_MODULES.items()
         }
-        unknown = set(modules or {}) - set(JUDGEMENTS)
+        known = set(JUDGEMENTS) | {f"{CRITERIA}:{name}" for name in CRITERIA_DEFINITIONS}
+        unknown = set(modules or {}) - known
         if unknown:
-            msg = f"Unknown judgement names in 'modules': {sorted(unknown)}. Known: {sorted(JUDGEMENTS)}."
+            msg = f"Unknown judgement names in 'modules': {sorted(unknown)}. Known: {sorted(known)}."
             raise ValueError(msg)
         self.modules.update(modules or {})
 
     def planned_calls(self, judgement: str) -> int:
-        """One model call per judgement per sample, before retries."""
-        return 1 if judgement in self.supports else 0
+        """One model call per judgement per sample (a criteria metric's too), before retries."""
+        return 1 if judgement in self.supports or judgement.startswith(CRITERIA + ":") else 0
+
+    def criteria_module(self, metric: str | CriteriaDefinition) -> dspy.Module:
+        """The module judging a criteria metric (a registered metric's name, or its definition): the one in
+        :attr:`modules` when it was made for the same definition, else a new one put there. Compile it as any
+        DSPy module and put the result back in ``modules["criteria:<metric>"]``; :meth:`save` keeps it.
+
+        Raises:
+            ValueError: If no criteria metric of that name is registered.
+        """
+        definition = _criteria_definition(metric)
+        key = definition.judgement
+        module = self.modules.get(key)
+        if getattr(module, "definition", None) != definition:
+            module = CriteriaJudge(definition, chain_of_thought=self.chain_of_thought)
+            self.modules[key] = module
+        return module
 
     def cache_identity(self) -> dict[str, Any]:
         """Everything that shapes this judge's answers: the LM's settings and each module's prompts and demos."""
@@ -229,6 +256,10 @@ class DspyJudge(BaseJudge):
             "classify_answer": {"question": question, "ground_truth": reference, "answer": answer},
             "assess_reference": {"question": question, "answer": answer, "reference": reference, "contexts": contexts},
         }
+        if judgement.startswith(CRITERIA + ":") and judgement.split(":", 1)[1] in CRITERIA_DEFINITIONS:
+            definition = CRITERIA_DEFINITIONS[judgement.split(":", 1)[1]]
+            inputs[judgement] = criteria_inputs(definition, sample)
+            self.criteria_module(definition)
         if judgement not in inputs or judgement not in self.modules:
             return None
         predictor = self.modules[judgement].predictors()[0]
@@ -418,31 +449,91 @@ class DspyJudge(BaseJudge):
         inputs = {**self.trace_inputs(sample), "reference": sample.reference or "none", "n": n}
         return self._run("assess_all", inputs, parse)
 
+    # --- criteria metrics ------------------------------------------------------------------------
+
+    def criteria(self, definition: CriteriaDefinition, sample: RagSample) -> Judgement[CriteriaScore]:
+        """Judge the sample on a criteria metric's criteria in one call: a rubric level, its [0, 1] score and
+        the model's reason. An answer naming no rubric level is retried, then ``undetermined``."""
+
+        def parse(prediction: dspy.Prediction) -> tuple[CriteriaScore | None, dict[str, Any], str | None]:
+            level = definition.level_of(prediction.score)
+            if level is None:
+                levels = ", ".join(f"{x:g}" for x in definition.levels)
+                return None, {}, f"the score {prediction.score!r} is not one of the rubric's ({levels})"
+            reason = str(prediction.reason or "").strip()
+            return CriteriaScore(level=level, score=definition.score_of(level), reason=reason), {}, None
+
+        module = self.criteria_module(definition)
+        inputs = criteria_inputs(definition, sample)
+        return run_judgement(
+            definition.judgement, module, inputs, lm=self.lm, parse=parse, max_retries=self.max_retries
+        )
+
     # --- compiled state --------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
         """Save every module's state (demos, instructions) to one JSON file."""
         path = Path(path)
         state = {name: module.dump_state() for name, module in self.modules.items()}
-        path.write_text(json.dumps({"rageval_lc_judge": 1, "modules": state}, indent=1, default=str), encoding="utf-8")
+        criteria = {
+            name: module.definition.model_dump(mode="json")
+            for name, module in self.modules.items()
+            if isinstance(module, CriteriaJudge)
+        }
+        saved = {"rageval_lc_judge": 1, "modules": state, "criteria": criteria}
+        path.write_text(json.dumps(saved, indent=1, default=str), encoding="utf-8")
         return path
 
     def load(self, path: str | Path) -> DspyJudge:
         """Load module states saved by :meth:`save` into this judge; returns the judge.
 
+        A criteria metric's module loads into the metric registered under its name, which must have the
+        criteria, rubric and fields it was saved with.
+
         Raises:
-            ValueError: If the file is not a saved judge.
+            ValueError: If the file is not a saved judge, or holds a criteria module whose metric is not
+                registered or was registered with another definition.
         """
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or "modules" not in data:
             msg = f"{path} is not a judge saved by DspyJudge.save."
             raise ValueError(msg)
+        for name, saved in (data.get("criteria") or {}).items():
+            metric = name.split(":", 1)[1]
+            if metric not in CRITERIA_DEFINITIONS:
+                msg = f"{path} holds the criteria metric {metric!r}: register it (criteria_metric) before loading."
+                raise ValueError(msg)
+            if CriteriaDefinition.model_validate(saved) != CRITERIA_DEFINITIONS[metric]:
+                msg = f"{path} holds the criteria metric {metric!r} with another definition than the registered one."
+                raise ValueError(msg)
+            self.criteria_module(metric)
         for name, state in data["modules"].items():
             if name not in self.modules:
                 msg = f"{path} holds an unknown judgement {name!r}."
                 raise ValueError(msg)
             self.modules[name].load_state(state)
         return self
+
+
+def criteria_inputs(definition: CriteriaDefinition, sample: RagSample) -> dict[str, str]:
+    """A criteria Signature's inputs for a sample: the fields the definition uses, the contexts numbered."""
+    values = {
+        "question": sample.question,
+        "contexts": render_numbered(sample.contexts, label="Context"),
+        "response": sample.response,
+        "reference": sample.reference or "",
+    }
+    return {name: values[name] for name in definition.uses}
+
+
+def _criteria_definition(metric: str | CriteriaDefinition) -> CriteriaDefinition:
+    if isinstance(metric, CriteriaDefinition):
+        return metric
+    if metric not in CRITERIA_DEFINITIONS:
+        known = ", ".join(sorted(CRITERIA_DEFINITIONS)) or "none"
+        msg = f"No criteria metric {metric!r} is registered (registered: {known})."
+        raise ValueError(msg)
+    return CRITERIA_DEFINITIONS[metric]
 
 
 def labels_from_prediction(prediction: Any) -> TraceLabels:

@@ -40,6 +40,7 @@ __all__ = [
     "ClaimVerificationJudge",
     "CompleteAssessmentJudge",
     "ContextRelevanceJudge",
+    "CriteriaJudge",
     "FactualAccuracyJudge",
     "Parser",
     "PredictJudge",
@@ -62,6 +63,29 @@ class PredictJudge(dspy.Module):
     def __init__(self, *, chain_of_thought: bool = False) -> None:
         super().__init__()
         self.predict = dspy.ChainOfThought(self.signature) if chain_of_thought else dspy.Predict(self.signature)
+
+    def forward(self, **inputs: Any) -> dspy.Prediction:
+        return self.predict(**inputs)
+
+
+class CriteriaJudge(dspy.Module):
+    """A criteria metric's judgement (:func:`rageval_lc.criteria_metric`) as one ``dspy.Predict`` (or
+    ``ChainOfThought``) over the Signature built from its definition: compiled, saved and loaded as the
+    built-in judges' modules are.
+
+    Example:
+        >>> from rageval_lc.judges.base import CriteriaDefinition
+        >>> d = CriteriaDefinition(name="polite", criteria="Polite?", rubric={0: "no", 1: "yes"}, uses=("response",))
+        >>> module = CriteriaJudge(d)
+        >>> module.definition.name, list(module.predict.signature.input_fields)
+        ('polite', ['response'])
+    """
+
+    def __init__(self, definition: Any, *, chain_of_thought: bool = False) -> None:
+        super().__init__()
+        self.definition = definition
+        signature = signatures.criteria_signature(definition)
+        self.predict = dspy.ChainOfThought(signature) if chain_of_thought else dspy.Predict(signature)
 
     def forward(self, **inputs: Any) -> dspy.Prediction:
         return self.predict(**inputs)

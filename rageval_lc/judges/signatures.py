@@ -11,10 +11,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import dspy
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from rageval_lc.judges.base import CriteriaDefinition
 
 __all__ = [
     "SIGNATURES",
@@ -29,6 +32,7 @@ __all__ = [
     "ReferenceAttribution",
     "ReferenceComparison",
     "TraceLabelling",
+    "criteria_signature",
 ]
 
 
@@ -303,3 +307,55 @@ SIGNATURES: dict[str, type[dspy.Signature]] = {
     "assess_reference": ReferenceComparison,
     "assess_all": CompleteAssessment,
 }
+
+
+#: What each sample field is, for a criteria Signature's input fields.
+_CRITERIA_INPUTS: dict[str, str] = {
+    "question": "the user's question",
+    "contexts": "the retrieved contexts, numbered [Context 1], [Context 2], ...",
+    "response": "the response (answer) to judge",
+    "reference": "the reference (ground-truth) answer",
+}
+
+
+def _number(level: float) -> str:
+    return f"{level:g}"
+
+
+def criteria_signature(definition: CriteriaDefinition) -> type[dspy.Signature]:
+    """A Signature judging ``definition``'s criteria: its instructions carry the criteria and the rubric, its
+    inputs are the fields the definition ``uses``, its outputs a ``reason`` and a ``score`` (a rubric level).
+
+    Example:
+        >>> from rageval_lc.judges.base import CriteriaDefinition
+        >>> d = CriteriaDefinition(name="polite", criteria="Is the answer polite?",
+        ...                        rubric={0: "rude", 1: "polite"}, uses=("question", "response"))
+        >>> signature = criteria_signature(d)
+        >>> list(signature.input_fields), list(signature.output_fields)
+        (['question', 'response'], ['reason', 'score'])
+        >>> print(signature.instructions)
+        Judge the inputs on the criteria 'polite'.
+        <BLANKLINE>
+        Criteria: Is the answer polite?
+        <BLANKLINE>
+        Rubric (score: what it means):
+        0: rude
+        1: polite
+        <BLANKLINE>
+        Give the reason first, then the score: exactly one of the rubric's scores (0, 1).
+    """
+    levels = definition.levels
+    rubric = "\n".join(f"{_number(level)}: {definition.rubric[level]}" for level in levels)
+    allowed = ", ".join(_number(level) for level in levels)
+    instructions = (
+        f"Judge the inputs on the criteria {definition.name!r}.\n\nCriteria: {definition.criteria.strip()}\n\n"
+        f"Rubric (score: what it means):\n{rubric}\n\n"
+        f"Give the reason first, then the score: exactly one of the rubric's scores ({allowed})."
+    )
+    fields: dict[str, tuple[type, object]] = {
+        name: (str, dspy.InputField(desc=_CRITERIA_INPUTS[name])) for name in definition.uses
+    }
+    fields["reason"] = (str, dspy.OutputField(desc="why the inputs deserve the score"))
+    fields["score"] = (float, dspy.OutputField(desc=f"one of: {allowed}"))
+    name = "Criteria" + "".join(part.capitalize() for part in definition.name.split("_"))
+    return dspy.make_signature(fields, instructions, signature_name=name)

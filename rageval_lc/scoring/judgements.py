@@ -27,11 +27,14 @@ from rageval_lc.judges.base import (
     AnswerLabel,
     ClaimVerdict,
     ContextVerdict,
+    CriteriaDefinition,
+    CriteriaScore,
     FactualAccuracyVerdict,
     Judge,
     Judgement,
     JudgeUsage,
     StatementVerdict,
+    can_make,
     unsupported,
 )
 from rageval_lc.judges.labels import LabelsJudge
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONTEXT_JUDGEMENTS",
+    "NEEDS_LLM_JUDGE",
     "NO_CONTEXTS",
     "REFERENCE_JUDGEMENTS",
     "SCORING_MODES",
@@ -66,6 +70,11 @@ __all__ = [
 
 #: The reason a metric that needs contexts is undetermined on a sample without any.
 NO_CONTEXTS = "No retrieved contexts were given."
+#: Why a criteria metric is undetermined with a judge that cannot make criteria judgements.
+NEEDS_LLM_JUDGE = (
+    "The {judge!r} judge cannot judge criteria: a criteria metric needs an LLM judge "
+    "(a dspy.LM, a LangChain chat model or 'dspy:<model id>')."
+)
 
 
 @dataclass(frozen=True)
@@ -107,7 +116,7 @@ def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) 
     needed: dict[str, list[str]] = {}
     for spec in metrics:
         for judgement in verdict_judgements(METRIC_VERDICTS[spec.name], scoring_mode, judge.supports):
-            if judgement not in judge.supports:
+            if not can_make(judge, judgement):
                 raise ValueError(unsupported(judge, judgement))
             needed.setdefault(judgement, []).append(spec.name)
     return needed
@@ -184,7 +193,7 @@ class SampleJudgements:
     def make(self, name: str, call: Callable[[], Judgement[Any]]) -> Judgement[Any]:
         """Make the judgement ``name`` once (later calls reuse it)."""
         if name not in self._made:
-            if name not in self.judge.supports:
+            if not can_make(self.judge, name):
                 raise ValueError(unsupported(self.judge, name))
             self._made[name] = call()
         if self._consumer:
@@ -321,6 +330,14 @@ class SampleJudgements:
         if reference.ok and part(reference.value) is None:
             return Judgement(name=name, status="undetermined", reason=f"The judge gave no {verdict}.")
         return _derived(reference, name, part)
+
+    def criteria(self, definition: CriteriaDefinition) -> Judgement[CriteriaScore]:
+        """A criteria metric's judgement (its own call); ``undetermined`` without a call when the judge
+        cannot make criteria judgements (it needs an LLM judge)."""
+        if not can_make(self.judge, definition.judgement):
+            reason = NEEDS_LLM_JUDGE.format(judge=self.judge.name)
+            return Judgement(name=definition.judgement, status="undetermined", reason=reason)
+        return self.make(definition.judgement, lambda: self.judge.criteria(definition, self.sample))  # type: ignore[attr-defined]
 
     def questions(self) -> Judgement[list[str]]:
         """Questions the answer would answer (none when the judge cannot generate any)."""

@@ -21,6 +21,13 @@ questions                 generate_questions          assess_all       generate_
 So the whole suite costs at most 3 calls per sample by default and 1 in the fused mode. A judge that
 writes no questions rates answer relevance directly (:data:`FALLBACKS`: one call more in the fused mode).
 
+Metrics of one's own (:mod:`rageval_lc.scoring.custom`) join these tables when registered
+(:func:`add_metric`): a criteria metric ``m`` reads the verdict ``criteria:m``, made in every mode by the
+judgement ``criteria:m`` — one call of its own, as its prompt is the user's (fusing it into the built-in
+calls would change their prompts, and their compiled state, with every metric registered). A judge that
+cannot make criteria judgements (the offline and labels judges) makes none: the metric is undetermined.
+A function metric reads no verdict.
+
 Example:
     >>> metric_judgements("faithfulness", "separate")
     ('extract_claims', 'verify_claims')
@@ -33,6 +40,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+from rageval_lc.judges.base import CRITERIA, judgement_kind
+
 __all__ = [
     "COMPOSITES",
     "CONTEXT_JUDGEMENTS",
@@ -44,7 +53,9 @@ __all__ = [
     "SCORING_MODES",
     "VERDICTS",
     "ScoringMode",
+    "add_metric",
     "metric_judgements",
+    "remove_metric",
     "route",
     "verdict_judgements",
 ]
@@ -111,6 +122,47 @@ CONTEXT_JUDGEMENTS = frozenset(
 )
 
 
+_BUILT_IN_METRICS = frozenset(METRIC_VERDICTS)
+
+
+def add_metric(metric: str, verdicts: tuple[str, ...]) -> None:
+    """Put a metric of one's own in the plan: it reads ``verdicts``, each a ``criteria:<metric>`` verdict
+    made in every mode by the judgement of the same name (or none, for a metric that calls no judge).
+
+    Raises:
+        ValueError: If ``metric`` is a built-in metric or a verdict is not a criteria verdict.
+    """
+    if metric in _BUILT_IN_METRICS:
+        msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
+        raise ValueError(msg)
+    if any(judgement_kind(v) != CRITERIA for v in verdicts):
+        msg = f"A metric of one's own reads only criteria verdicts ('criteria:<metric>'). Got {verdicts!r}."
+        raise ValueError(msg)
+    routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
+    for verdict in verdicts:
+        routes[verdict] = {mode: (verdict,) for mode in SCORING_MODES}
+    metric_verdicts[metric] = tuple(verdicts)
+
+
+def remove_metric(metric: str) -> None:
+    """Take a metric of one's own out of the plan (nothing happens for one not there).
+
+    Raises:
+        ValueError: If ``metric`` is a built-in metric.
+    """
+    if metric in _BUILT_IN_METRICS:
+        msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
+        raise ValueError(msg)
+    routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
+    for verdict in metric_verdicts.pop(metric, ()):
+        routes.pop(verdict, None)
+
+
+def _mutable(table: Mapping[str, object]) -> dict[str, object]:
+    assert isinstance(table, dict)  # the module's own tables; a test may patch them with other dicts
+    return table
+
+
 def route(verdict: str, mode: str) -> tuple[str, ...]:
     """The judgements that make ``verdict`` in scoring ``mode``.
 
@@ -133,8 +185,9 @@ def verdict_judgements(
     verdicts: tuple[str, ...] | list[str], mode: str, supports: frozenset[str] | None = None
 ) -> tuple[str, ...]:
     """The judgements that make ``verdicts`` in ``mode``, each once, in order; with ``supports`` (a judge's
-    judgements), a judgement the judge lacks is replaced by its fallback, and a verdict routed through a
-    call that cannot carry it for that judge is followed by the fallback.
+    judgements), a judgement the judge lacks is replaced by its fallback, a verdict routed through a
+    call that cannot carry it for that judge is followed by the fallback, and a criteria judgement the
+    judge cannot make is left out (its metric is undetermined).
 
     Example:
         >>> verdict_judgements(["questions"], "fused", frozenset({"assess_all"}))
@@ -143,6 +196,10 @@ def verdict_judgements(
     made: list[str] = []
     for verdict in verdicts:
         for judgement in route(verdict, mode):
+            if supports is not None and judgement_kind(judgement) == CRITERIA:
+                if CRITERIA in supports:
+                    made.append(judgement)
+                continue
             lacking = supports is not None and judgement not in supports
             made.append(FALLBACKS[judgement] if lacking and judgement in FALLBACKS else judgement)
         for needed, instead in FALLBACKS.items():

@@ -21,7 +21,15 @@ from rageval_lc.scoring import scorers
 from rageval_lc.scoring.judgements import SampleJudgements
 from rageval_lc.scoring.plan import COMPOSITES, SCORING_MODES, metric_judgements
 
-__all__ = ["RAGAS_FAMILY", "REGISTRY", "MetricSpec", "get_metric", "parse_metrics"]
+__all__ = [
+    "BUILT_IN_METRICS",
+    "BUILT_IN_SCORES",
+    "RAGAS_FAMILY",
+    "REGISTRY",
+    "MetricSpec",
+    "get_metric",
+    "parse_metrics",
+]
 
 
 ScoreFn = Callable[[SampleJudgements], tuple[dict[str, MetricResult], dict[str, Any]]]
@@ -159,6 +167,12 @@ _SPECS += (
 REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
 #: The reference document's family (its report view renders these 0-100).
 RAGAS_FAMILY: tuple[str, ...] = tuple(name for name in REGISTRY if name != "trace")
+#: The metrics that ship with the library, and every score name they report: a metric of one's own
+#: (:mod:`rageval_lc.scoring.custom`) joins :data:`REGISTRY` under a name that is neither.
+BUILT_IN_METRICS: frozenset[str] = frozenset(REGISTRY)
+BUILT_IN_SCORES: frozenset[str] = frozenset(
+    {"adherence_probability", *(score for spec in REGISTRY.values() for score in spec.scores)}
+)
 
 
 def get_metric(name: str) -> MetricSpec:

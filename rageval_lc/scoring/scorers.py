@@ -19,10 +19,11 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from rageval_lc.judges.base import JudgeUsage
+from rageval_lc.judges.base import CriteriaDefinition, JudgeUsage
 from rageval_lc.metrics.geval import factual_accuracy, grade, is_dont_know
 from rageval_lc.metrics.ragas import (
     answer_relevance,
@@ -45,8 +46,10 @@ __all__ = [
     "score_bert_score",
     "score_context_precision",
     "score_context_recall",
+    "score_criteria",
     "score_factual_accuracy",
     "score_faithfulness",
+    "score_function",
     "score_metric",
     "score_ragas",
     "score_semantic_similarity",
@@ -353,6 +356,82 @@ def score_trace(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[st
         unsupported_sentences=scores.unsupported_sentences,
     )
     return results, details
+
+
+def _lacking(ctx: SampleJudgements, uses: tuple[str, ...]) -> str | None:
+    """Why a metric of one's own reading ``uses`` cannot be scored on the sample (contexts are decided in
+    :func:`score_metric`), or None."""
+    if "reference" in uses and not ctx.has_reference:
+        return NEEDS_REFERENCE
+    if "response" in uses and not ctx.sample.response.strip():
+        return "Needs a response; the sample's is empty."
+    return None
+
+
+def score_criteria(definition: CriteriaDefinition, ctx: SampleJudgements) -> Scored:
+    """A criteria metric: the judge's rubric level rescaled to [0, 1], with its reason (one call of its own;
+    undetermined with a judge that cannot judge criteria, or without a field it uses)."""
+    name = definition.name
+    lacking = _lacking(ctx, definition.uses)
+    if lacking:
+        return _undetermined((name,), lacking), _details(ctx, name)
+    verdict = ctx.criteria(definition)
+    if not verdict.ok:
+        return _missing((name,), verdict), _details(ctx, name, verdict)
+    v = verdict.value
+    levels = definition.levels
+    reason = f"Rubric level {v.level:g} of {levels[0]:g}-{levels[-1]:g} ({definition.rubric[v.level]})"
+    reason += f": {v.reason}" if v.reason else "."
+    result = _ok(name, v.score, reason, level=v.level)
+    return {name: result}, _details(ctx, name, verdict, level=v.level, criteria=definition.criteria)
+
+
+def score_function(name: str, fn: Callable[[Any], Any], uses: tuple[str, ...], ctx: SampleJudgements) -> Scored:
+    """A function metric: ``fn(sample)`` gives a float in [0, 1], a ``(float, reason)`` pair or a
+    :class:`~rageval_lc.schema.MetricResult`. An exception, or a value that is none of these (a number outside
+    [0, 1], NaN, a bool), makes an ``error`` result saying so; no judge is called.
+
+    Example:
+        >>> from rageval_lc.schema import RagSample
+        >>> from rageval_lc.scoring.judgements import ScoringOptions
+        >>> ctx = SampleJudgements(RagSample(question="Q?", contexts=[], response="Yes."), ScoringOptions())
+        >>> score_function("short", lambda s: (1.0, "brief"), ("response",), ctx)[0]["short"].score
+        1.0
+        >>> score_function("short", lambda s: 2, ("response",), ctx)[0]["short"].reason
+        "The 'short' metric's function returned 2: not a score in [0, 1] (a float, (float, reason) or a MetricResult)."
+    """
+    lacking = _lacking(ctx, uses)
+    if lacking:
+        return _undetermined((name,), lacking), _details(ctx, name)
+    try:
+        value = fn(ctx.sample)
+    except Exception as exc:  # the user's code: its failure is this metric's, not the row's
+        reason = f"The {name!r} metric's function raised {type(exc).__name__}: {exc}"
+        error = {"type": type(exc).__name__, "message": str(exc)}
+        return {name: MetricResult(name=name, status="error", reason=reason)}, _details(ctx, name, error=error)
+    result = _function_result(name, value)
+    return {name: result}, _details(ctx, name, function=getattr(fn, "__qualname__", repr(fn)))
+
+
+def _function_result(name: str, value: Any) -> MetricResult:
+    if isinstance(value, MetricResult):
+        if value.score is not None and not 0.0 <= value.score <= 1.0:
+            return _bad_value(name, value.score)
+        return value.model_copy(update={"name": name})
+    score, reason = value if isinstance(value, tuple) and len(value) == 2 else (value, None)
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0 or math.isnan(score):
+        return _bad_value(name, value)
+    if reason is not None and not isinstance(reason, str):
+        return _bad_value(name, value)
+    return MetricResult(name=name, score=float(score), reason=reason or f"Scored by the {name!r} metric's function.")
+
+
+def _bad_value(name: str, value: Any) -> MetricResult:
+    reason = (
+        f"The {name!r} metric's function returned {value!r}: not a score in [0, 1] "
+        "(a float, (float, reason) or a MetricResult)."
+    )
+    return MetricResult(name=name, status="error", reason=reason)
 
 
 def score_metric(spec: MetricSpec, ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:

@@ -1,0 +1,312 @@
+"""Metrics of one's own: a criteria metric judged by an LLM on a rubric, or a function of the sample.
+
+Both join the registry (:data:`~rageval_lc.scoring.registry.REGISTRY`) and the call plan
+(:mod:`~rageval_lc.scoring.plan`), so every entry point scores them by name: ``evaluate_sample``, the CLI
+(``--metrics`` with ``--load``), the LangChain evaluator, the LangSmith evaluator function, the DSPy
+metric, the callback handler and the dry run.
+
+- :func:`criteria_metric`: the judge reads the fields the metric ``uses`` and answers with one rubric
+  level and a reason, in one call of its own (a DSPy Signature built from the criteria, run by a
+  :class:`~rageval_lc.judges.modules.CriteriaJudge` module: compiled, saved and loaded as the built-in
+  judges' modules). The score is the level rescaled to [0, 1]: ``(level - lowest) / (highest - lowest)``.
+  A judge that cannot judge criteria (the offline ``local`` judge, ``labels``) leaves it ``undetermined``
+  with a reason saying it needs an LLM judge.
+- :func:`register_metric`: ``score(sample)`` returns a float in [0, 1], a ``(float, reason)`` pair or a
+  :class:`~rageval_lc.schema.MetricResult`; an exception or another value is that metric's ``error``.
+
+Either is ``undetermined`` on a sample lacking a field it uses (no contexts, no reference, an empty
+response). Registering a name again replaces the metric with a warning; a built-in metric's name, or a
+built-in score's, is refused. :func:`unregister_metric` and :func:`temporary_metrics` take them out.
+
+Example:
+    >>> from rageval_lc.schema import RagSample
+    >>> from rageval_lc.scoring.sample import evaluate_sample
+    >>> sample = RagSample(question="Where is Paris?", contexts=[], response="In France.")
+    >>> with temporary_metrics():
+    ...     _ = register_metric("brevity", score=lambda s: 1.0 if len(s.response) < 20 else 0.0, uses=("response",))
+    ...     _ = criteria_metric("politeness", criteria="Is the response polite?", rubric={0: "rude", 1: "polite"})
+    ...     result = evaluate_sample(sample, "brevity,politeness", judge="labels")
+    >>> result.scores()
+    {'brevity': 1.0, 'politeness': None}
+    >>> result.results["politeness"].reason[:55]
+    "The 'labels' judge cannot judge criteria: a criteria me"
+    >>> "brevity" in REGISTRY
+    False
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import math
+import re
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from rageval_lc.judges.base import CRITERIA_DEFINITIONS, CRITERIA_FIELDS, CriteriaDefinition
+from rageval_lc.scoring import plan
+from rageval_lc.scoring.registry import BUILT_IN_METRICS, BUILT_IN_SCORES, REGISTRY, MetricSpec
+from rageval_lc.scoring.scorers import score_criteria, score_function
+
+__all__ = [
+    "DEFAULT_RUBRIC",
+    "criteria_metric",
+    "custom_metrics",
+    "load_metrics",
+    "register_metric",
+    "temporary_metrics",
+    "unregister_metric",
+]
+
+#: The rubric of a criteria metric given none.
+DEFAULT_RUBRIC: Mapping[float, str] = {
+    0.0: "does not meet the criteria",
+    0.5: "partly meets the criteria",
+    1.0: "fully meets the criteria",
+}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def criteria_metric(
+    name: str,
+    *,
+    criteria: str,
+    rubric: Mapping[float, str] | None = None,
+    uses: Iterable[str] = ("question", "response"),
+    description: str | None = None,
+) -> MetricSpec:
+    """Register a metric an LLM judge scores on ``criteria`` with ``rubric``; return its spec.
+
+    Args:
+        name: the metric's name (letters, digits and ``_``; not a built-in metric's or score's name).
+        criteria: what the judge assesses, in plain words (the Signature's instructions carry it).
+        rubric: level → what it means, at least two numeric levels (``{0: ..., 0.5: ..., 1: ...}``,
+            ``{1: ..., 5: ...}``); the score is the chosen level rescaled to [0, 1]. Default:
+            :data:`DEFAULT_RUBRIC` (0, 0.5, 1).
+        uses: the sample fields the judge reads: ``question``, ``contexts``, ``response``, ``reference``.
+        description: one line for help texts (default: the criteria's first line).
+
+    Returns:
+        The registered :class:`~rageval_lc.scoring.registry.MetricSpec` (one score, named ``name``).
+
+    Raises:
+        ValueError: If the name is malformed or a built-in's, the criteria are empty, the rubric is not
+            at least two distinct finite numeric levels each with a description, or ``uses`` names an
+            unknown field (or none).
+    """
+    caller = "criteria_metric"
+    _check_name(name, caller)
+    if not isinstance(criteria, str) or not criteria.strip():
+        msg = f"The 'criteria' parameter of {caller} must be a non-empty string. Got {criteria!r} instead."
+        raise ValueError(msg)
+    fields = _check_uses(uses, caller)
+    definition = CriteriaDefinition(
+        name=name,
+        criteria=criteria.strip(),
+        rubric=_check_rubric(DEFAULT_RUBRIC if rubric is None else rubric),
+        uses=fields,
+    )
+    spec = MetricSpec(
+        name,
+        (name,),
+        description or f"Criteria (LLM judge): {criteria.strip().splitlines()[0]}",
+        partial(score_criteria, definition),
+        needs_reference="reference" in fields,
+        needs_contexts="contexts" in fields,
+    )
+    _register(spec, (f"criteria:{name}",), definition)
+    return spec
+
+
+def register_metric(
+    name: str,
+    *,
+    score: Callable[[Any], Any],
+    uses: Iterable[str] = (),
+    description: str | None = None,
+) -> MetricSpec:
+    """Register a metric computed by ``score(sample)`` (no judge); return its spec.
+
+    Args:
+        name: the metric's name (letters, digits and ``_``; not a built-in metric's or score's name).
+        score: called with the :class:`~rageval_lc.schema.RagSample`; returns a float in [0, 1], a
+            ``(float, reason)`` pair or a :class:`~rageval_lc.schema.MetricResult`.
+        uses: the sample fields it needs (``question``, ``contexts``, ``response``, ``reference``): on a
+            sample lacking one it is ``undetermined`` and ``score`` is not called.
+        description: one line for help texts (default: the function's docstring's first line).
+
+    Raises:
+        ValueError: If the name is malformed or a built-in's, or ``uses`` names an unknown field.
+        TypeError: If ``score`` is not callable.
+    """
+    caller = "register_metric"
+    _check_name(name, caller)
+    if not callable(score):
+        msg = f"The 'score' parameter of {caller} must be a function of the sample. Got {type(score).__name__}."
+        raise TypeError(msg)
+    fields = _check_uses(uses, caller, allow_empty=True)
+    doc = (getattr(score, "__doc__", None) or "").strip()
+    spec = MetricSpec(
+        name,
+        (name,),
+        description or (doc.splitlines()[0] if doc else f"{name}: a function of the sample (no judge)."),
+        partial(score_function, name, score, fields),
+        needs_reference="reference" in fields,
+        needs_contexts="contexts" in fields,
+    )
+    _register(spec, (), None)
+    return spec
+
+
+def unregister_metric(name: str) -> None:
+    """Take a metric of one's own out of the registry and the plan.
+
+    Raises:
+        ValueError: If ``name`` is a built-in metric or no metric of one's own has it.
+    """
+    if name in BUILT_IN_METRICS:
+        msg = f"{name!r} is a built-in metric: it cannot be unregistered."
+        raise ValueError(msg)
+    if name not in REGISTRY:
+        msg = f"No metric of one's own is named {name!r} (registered: {', '.join(custom_metrics()) or 'none'})."
+        raise ValueError(msg)
+    del REGISTRY[name]
+    plan.remove_metric(name)
+    CRITERIA_DEFINITIONS.pop(name, None)
+
+
+def custom_metrics() -> list[str]:
+    """The names of the metrics of one's own registered now, in registration order."""
+    return [name for name in REGISTRY if name not in BUILT_IN_METRICS]
+
+
+@contextmanager
+def temporary_metrics() -> Iterator[None]:
+    """Inside the block, register metrics freely; on leaving it the metrics of one's own are those before
+    it, as they were (tests use it so that no registration leaks into another test)."""
+    saved = {
+        name: (REGISTRY[name], plan.METRIC_VERDICTS[name], CRITERIA_DEFINITIONS.get(name)) for name in custom_metrics()
+    }
+    try:
+        yield
+    finally:
+        for name in custom_metrics():
+            unregister_metric(name)
+        for spec, verdicts, definition in saved.values():
+            _register(spec, verdicts, definition, quiet=True)
+
+
+def load_metrics(target: str) -> list[str]:
+    """Import a Python file (``my_metrics.py``) or module (``package.metrics``) that registers metrics;
+    return the names registered (or replaced) by it. The CLI's ``--load`` calls this before parsing
+    ``--metrics``.
+
+    Raises:
+        ValueError: If the file does not exist, or importing it fails (the message names the error).
+    """
+    before = dict(REGISTRY)
+    path = Path(target)
+    is_file = target.endswith(".py") or path.is_file()
+    if is_file and not path.is_file():
+        msg = f"cannot load metrics from {target!r}: no such file."
+        raise ValueError(msg)
+    try:
+        if is_file:
+            _import_file(path)
+        else:
+            importlib.import_module(target)
+    except Exception as exc:  # the user's code: whatever it raises is reported in one line
+        first = (str(exc).strip().splitlines() or [""])[0]
+        msg = f"cannot load metrics from {target!r}: {type(exc).__name__}: {first}"
+        raise ValueError(msg) from exc
+    return [name for name in REGISTRY if before.get(name) is not REGISTRY[name]]
+
+
+def _import_file(path: Path) -> None:
+    """Run a Python file as a module of its own (under a name made from its path)."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    name = f"rageval_lc_user_metrics_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import does: dataclasses and pickling look the module up
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+
+
+# --- checks and bookkeeping ---------------------------------------------------------------------------
+
+
+def _register(
+    spec: MetricSpec, verdicts: tuple[str, ...], definition: CriteriaDefinition | None, *, quiet: bool = False
+) -> None:
+    if spec.name in REGISTRY and not quiet:
+        warnings.warn(f"The metric {spec.name!r} was registered before; it is replaced.", UserWarning, stacklevel=3)
+    if spec.name in REGISTRY:
+        unregister_metric(spec.name)
+    plan.add_metric(spec.name, verdicts)
+    if definition is not None:
+        CRITERIA_DEFINITIONS[spec.name] = definition
+    REGISTRY[spec.name] = spec
+
+
+def _check_name(name: object, caller: str) -> None:
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        msg = (
+            f"The 'name' parameter of {caller} must be letters, digits and '_' (not starting with a digit), "
+            f"usable in --metrics. Got {name!r} instead."
+        )
+        raise ValueError(msg)
+    if name in BUILT_IN_METRICS or name in BUILT_IN_SCORES:
+        what = "metric" if name in BUILT_IN_METRICS else "score"
+        msg = f"The 'name' parameter of {caller} clashes with the built-in {what} {name!r}. Choose another name."
+        raise ValueError(msg)
+
+
+def _check_uses(uses: Iterable[str], caller: str, *, allow_empty: bool = False) -> tuple[str, ...]:
+    if isinstance(uses, str):
+        uses = (uses,)
+    fields = tuple(uses)
+    unknown = [f for f in fields if f not in CRITERIA_FIELDS]
+    if unknown or (not fields and not allow_empty) or len(set(fields)) != len(fields):
+        problem = f"unknown fields {unknown}" if unknown else "no field" if not fields else "a field named twice"
+        msg = (
+            f"The 'uses' parameter of {caller} must name sample fields among {', '.join(CRITERIA_FIELDS)}, "
+            f"each once ({problem}). Got {fields!r} instead."
+        )
+        raise ValueError(msg)
+    return tuple(f for f in CRITERIA_FIELDS if f in fields)  # prompt order
+
+
+def _check_rubric(rubric: object) -> dict[float, str]:
+    """The rubric as float level → description, or ValueError saying what is wrong."""
+    problem = None
+    if not isinstance(rubric, Mapping):
+        problem = "it is not a mapping of level to description"
+    elif len(rubric) < 2:
+        problem = "it needs at least two levels"
+    else:
+        for level, meaning in rubric.items():
+            if isinstance(level, bool) or not isinstance(level, (int, float)) or not math.isfinite(level):
+                problem = f"the level {level!r} is not a finite number"
+            elif not isinstance(meaning, str) or not meaning.strip():
+                problem = f"the level {level!r} has no description"
+            if problem:
+                break
+    if problem:
+        msg = (
+            "The 'rubric' parameter of criteria_metric must map at least two distinct numeric levels to "
+            f"descriptions, e.g. {{0: 'no', 1: 'yes'}} ({problem}). Got {rubric!r} instead."
+        )
+        raise ValueError(msg)
+    assert isinstance(rubric, Mapping)
+    return {float(level): meaning.strip() for level, meaning in sorted(rubric.items())}
