@@ -104,6 +104,18 @@ def test_a_criteria_metric_is_one_call_with_the_rubric_level_rescaled(helpfulnes
     assert details["judgements"] == ["criteria:helpfulness"] and details["usage"]["calls"] == 1
 
 
+def test_criteria_calls_go_through_the_resilient_wrapper_and_its_cache(helpfulness: Any, tmp_path: Path) -> None:
+    from rageval_lc.runs.engine import make_resilient
+
+    lm = DummyLM({"Where is the Eiffel Tower?": {"reason": "Names the city.", "score": "4"}})
+    first = make_resilient(DspyJudge(lm), requests_per_minute=600, cache_dir=tmp_path)
+    assert evaluate_sample(samples()[0], "helpfulness", judge=first).scores() == {"helpfulness": 0.75}
+    assert len(lm.history) == 1 and first.cache.misses == 1 and first.limiter is not None
+    again = make_resilient(DspyJudge(lm), cache_dir=tmp_path)  # a rerun: read back, no call
+    assert evaluate_sample(samples()[0], "helpfulness", judge=again).scores() == {"helpfulness": 0.75}
+    assert len(lm.history) == 1 and again.cache.hits == 1
+
+
 def test_the_prompt_carries_the_criteria_the_rubric_and_only_the_fields_used(helpfulness: Any) -> None:
     model = CountingChatModel()
     sample = samples()[0].model_copy(update={"reference": "SECRET REFERENCE"})

@@ -393,3 +393,19 @@ def test_import_rageval_lc_does_not_load_ray() -> None:
     code = "import sys, rageval_lc; rageval_lc.evaluate_dataset; print('ray' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors(cluster: None, tmp_path: Path) -> None:
+    from rageval_lc.scoring.custom import temporary_metrics
+    from tests.test_workers import METRICS_FILE, labelled_row
+
+    metrics = tmp_path / "my_metrics.py"
+    metrics.write_text(METRICS_FILE, encoding="utf-8")
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(labelled_row(i) + "\n" for i in range(6)), encoding="utf-8")
+    extra = ("--load", str(metrics), "--metrics", "trace,answer_words")
+    with temporary_metrics():
+        assert main(["evaluate", str(source), "--judge", "labels", "--out", str(tmp_path / "one.jsonl"), *extra]) == 0
+        assert ray_run(source, tmp_path / "ray.jsonl", *extra) == 0
+    assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert json.loads((tmp_path / "ray.jsonl").read_text().splitlines()[0])["scores"]["answer_words"] == 0.1

@@ -63,7 +63,8 @@ def test_a_row_that_kills_its_worker_fails_alone() -> None:
 
 def test_a_rate_limit_is_shared_out_between_workers() -> None:
     judge = make_resilient(LabelsJudge(), requests_per_minute=90)
-    sent, *_ = pickle.loads(_payload(judge, 3, parse_metrics("trace"), 1, {}))
+    judge_bytes, *_ = pickle.loads(_payload(judge, 3, parse_metrics("trace"), 1, {}))
+    sent = pickle.loads(judge_bytes)
     assert sent.limiter.per_minute == pytest.approx(30.0) and judge.limiter.per_minute == 90
 
 
@@ -85,3 +86,30 @@ def test_the_offline_judge_scores_alike_with_two_workers(tmp_path: Path) -> None
         assert main([*args, "--workers", workers]) == 0
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0].count(b"\n") == 8
+
+
+METRICS_FILE = """
+from rageval_lc import register_metric
+
+register_metric(
+    "answer_words",
+    score=lambda sample: (min(1.0, len(sample.response.split()) / 10), "words over 10"),
+    uses=("response",),
+)
+"""
+
+
+def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers(tmp_path: Path) -> None:
+    from rageval_lc.scoring.custom import temporary_metrics
+
+    metrics = tmp_path / "my_metrics.py"
+    metrics.write_text(METRICS_FILE, encoding="utf-8")
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(labelled_row(i) + "\n" for i in range(6)), encoding="utf-8")
+    outs = []
+    with temporary_metrics():
+        for workers in ("1", "2"):
+            extra = ("--load", str(metrics), "--metrics", "trace,answer_words", "--workers", workers)
+            outs.append(run_cli(source, tmp_path / f"w{workers}.jsonl", *extra))
+    assert outs[0] == outs[1]
+    assert [row["scores"]["answer_words"] for row in outs[1]] == [0.1] * 6  # "A0." is one word: 1 / 10

@@ -71,6 +71,7 @@ VALUE_TYPES: dict[str, Any] = {
     "classify_answer": base.AnswerLabel,
     "assess_reference": base.ReferenceAssessment,
     "assess_all": base.FullAssessment,
+    base.CRITERIA: base.CriteriaScore,  # every criteria:<metric> judgement
 }
 
 
@@ -142,7 +143,7 @@ class JudgeCache(Portable):
         path = self._path(key)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            value = TypeAdapter(VALUE_TYPES[judgement]).validate_python(data["value"])
+            value = TypeAdapter(VALUE_TYPES[base.judgement_kind(judgement)]).validate_python(data["value"])
             cached = Judgement[Any](**{**data, "value": value, "usage": JudgeUsage()})
             if cached.name != judgement or not cached.ok:
                 raise ValueError("not a usable judgement of this kind")
@@ -341,6 +342,10 @@ class ResilientJudge(BaseJudge):
     def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[base.FactualAccuracyVerdict]:
         """GEval's criteria through the wrapper."""
         return self._call("factual_accuracy", self.judge.factual_accuracy, (question, answer, reference), {})
+
+    def criteria(self, definition: base.CriteriaDefinition, sample: RagSample) -> Judgement[base.CriteriaScore]:
+        """A criteria metric's judgement through the wrapper (rate limit, timeout, retries, cache)."""
+        return self._call(definition.judgement, self.judge.criteria, (definition, sample), {})  # type: ignore[attr-defined]
 
     def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[base.AnswerLabel]:
         """CORRECT / WRONG through the wrapper."""

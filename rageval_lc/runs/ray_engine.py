@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.judges.resilient import RateLimiter
 from rageval_lc.runs.engine import Unreadable, metric_specs, resilient_judge, score_items
-from rageval_lc.runs.workers import MAX_CHUNK, chunk_sizes, with_unreadable
+from rageval_lc.runs.workers import MAX_CHUNK, chunk_sizes, pack_job, unpack_job, with_unreadable
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
@@ -329,17 +329,12 @@ def _shared_limit(ray: Any, judge: Any) -> Iterator[Any]:
 
 
 def _scorer_args(judge: Any, specs: Sequence[MetricSpec], concurrency: int, options: Mapping[str, Any]) -> tuple:
-    """What each actor is built from: the judge pickled apart from the rest, so that an actor whose judge
-    cannot be unpickled still knows the metrics of the error rows it returns."""
+    """What each actor is built from (:func:`~rageval_lc.runs.workers.pack_job`): the judge pickled apart from
+    the rest, so that an actor whose judge cannot be unpickled still knows the metrics of its error rows."""
     try:
-        judge_bytes = pickle.dumps(judge)
-    except Exception as exc:
-        msg = (
-            f"workers: the judge {getattr(judge, 'name', type(judge).__name__)!r} cannot be sent to Ray actors "
-            f"({type(exc).__name__}: {exc}); pass it by name, or use the local engine."
-        )
-        raise ValueError(msg) from exc
-    return (judge_bytes, pickle.dumps((list(specs), concurrency, dict(options))))
+        return (*pack_job(judge, specs, concurrency, options, where="Ray actors"), [spec.name for spec in specs])
+    except ValueError as exc:
+        raise ValueError(f"workers: {exc}") from exc
 
 
 def _actor_resources(ray: Any, workers: int, gpus: float, cpus: float | None, *, size: int = 0) -> dict[str, Any]:
@@ -420,7 +415,11 @@ def _score_window(
             ready[n] = pickle.loads(blob)
         while position in ready:
             chunk = window[position]
-            results = with_unreadable(chunk, ready.pop(position), specs)
+            done = {
+                i: r if isinstance(r, SampleResult) else SampleResult.failed(chunk[i][1].id, specs, r)
+                for i, r in ready.pop(position).items()
+            }
+            results = with_unreadable(chunk, done, specs)
             for index, (tag, _) in enumerate(chunk):
                 yield tag, results[index]
             position += 1
@@ -435,14 +434,17 @@ def _score_window(
 class _Scorer:
     """One judge per actor, unpickled once; a judge that cannot be is reported on every row it is given."""
 
-    def __init__(self, judge_bytes: bytes, rest: bytes) -> None:
-        self.specs, self.concurrency, self.options = pickle.loads(rest)
+    def __init__(self, judge_bytes: bytes, rest: bytes, names: list[str]) -> None:
+        self.specs: list[MetricSpec] = []
+        self.concurrency, self.options = 1, {}
         self.error: Exception | None = None
         try:
-            self.judge = pickle.loads(judge_bytes)
+            self.judge, self.specs, self.concurrency, self.options = unpack_job(judge_bytes, rest)
             on_actor_device(self.judge, _gpu_ids())
         except Exception as exc:
-            self.error = RuntimeError(f"the Ray actor could not load the judge: {type(exc).__name__}: {exc}")
+            self.error = RuntimeError(f"the Ray actor could not load the job: {type(exc).__name__}: {exc}")
+            with contextlib.suppress(ValueError):  # the metrics of the error rows, where they are known here
+                self.specs = self.specs or metric_specs(names)
 
     def score(self, chunk: list[tuple[int, Any]]) -> dict[int, SampleResult]:
         """Every item's result (never raises: a chunk that cannot be scored is ``error`` rows)."""
@@ -455,6 +457,8 @@ class _Scorer:
             )
             return dict(scored)
         except Exception as exc:
+            if not self.specs:  # the driver makes the error rows, with its metrics
+                return {i: exc for i, _ in chunk}  # type: ignore[misc]
             return {i: SampleResult.failed(getattr(s, "id", None), self.specs, exc) for i, s in chunk}
 
 

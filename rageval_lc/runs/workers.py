@@ -25,7 +25,7 @@ import multiprocessing
 import os
 import pickle
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -35,7 +35,7 @@ from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
 
-__all__ = ["chunk_sizes", "score_in_processes", "with_unreadable"]
+__all__ = ["chunk_sizes", "pack_job", "score_in_processes", "unpack_job", "with_unreadable"]
 
 T = TypeVar("T")
 
@@ -150,9 +150,14 @@ class _Pool:
                         error = RuntimeError(f"the worker process scoring this row died, twice ({exc})")
                         scored[position] = SampleResult.failed(item[1].id, self.specs, error)
                         self.restart()
+                    except RuntimeError as exc:  # the fresh worker could not start
+                        scored[position] = SampleResult.failed(item[1].id, self.specs, exc)
             for index, (waiting, sent) in enumerate(pending):  # the chunks in flight died with the workers
                 if not sent.done() or sent.cancelled() or sent.exception() is not None:
                     pending[index] = (waiting, self.submit(waiting))
+        except RuntimeError as exc:  # the worker could not start (what it was sent cannot be loaded there)
+            scored = {i: SampleResult.failed(s.id, self.specs, exc) for i, (_, s) in enumerate(chunk)
+                      if isinstance(s, RagSample)}  # fmt: skip
         scored = with_unreadable(chunk, scored, self.specs)
         for position, (tag, _) in enumerate(chunk):
             yield tag, scored[position]
@@ -174,25 +179,61 @@ def with_unreadable(
     return {**scored, **{i: SampleResult.failed(s.id, specs, s.error) for i, s in unreadable}}
 
 
+def pack_job(
+    judge: Any, specs: Sequence[MetricSpec], concurrency: int, options: Mapping[str, Any], *, where: str
+) -> tuple[bytes, bytes]:
+    """What another process needs to score as this one: the judge pickled (without its models), and the rest —
+    the metrics by name, the options, and the metrics of one's own (the files and modules loaded, to load
+    again there, and the other registrations). ``where`` names the other processes in messages.
+
+    Raises:
+        ValueError: If the judge or a metric of one's own cannot be pickled (saying which, and what to do).
+    """
+    from rageval_lc.scoring.custom import portable_metrics
+
+    try:
+        judge_bytes = pickle.dumps(judge)
+    except Exception as exc:
+        name = getattr(judge, "name", type(judge).__name__)
+        msg = f"the judge {name!r} cannot be sent to {where} ({type(exc).__name__}: {exc}); pass it by name."
+        raise ValueError(msg) from exc
+    loads, registered = portable_metrics()
+    try:
+        rest = pickle.dumps(([spec.name for spec in specs], concurrency, dict(options), registered))
+    except Exception as exc:
+        msg = (
+            f"a metric of one's own cannot be sent to {where} ({type(exc).__name__}: {exc}); define it in a file "
+            "and load it there too (rageval evaluate --load FILE, or rageval_lc.scoring.custom.load_metrics)."
+        )
+        raise ValueError(msg) from exc
+    return judge_bytes, pickle.dumps((loads, rest))
+
+
+def unpack_job(judge_bytes: bytes, rest: bytes) -> tuple[Any, list[MetricSpec], int, dict[str, Any]]:
+    """In the other process: load the metrics of one's own, then the judge, the metrics and the options."""
+    from rageval_lc.runs.engine import metric_specs
+    from rageval_lc.scoring.custom import load_portable_metrics, restore_metrics
+
+    loads, rest = pickle.loads(rest)
+    load_portable_metrics(loads)
+    names, concurrency, options, registered = pickle.loads(rest)
+    restore_metrics(registered)
+    return pickle.loads(judge_bytes), metric_specs(names), concurrency, options
+
+
 def _payload(judge: Any, workers: int, specs: Sequence[MetricSpec], concurrency: int, options: dict[str, Any]) -> bytes:
     shared = copy.copy(judge)  # a rate limit is shared out: each worker keeps its part
     limiter = getattr(shared, "limiter", None)
     if limiter is not None and workers > 1:
         shared.limiter = type(limiter)(limiter.per_minute / workers)
     threads = max(1, (os.cpu_count() or 1) // workers)
-    try:
-        return pickle.dumps((shared, list(specs), concurrency, options, threads))
-    except Exception as exc:
-        msg = (
-            f"workers: the judge {getattr(judge, 'name', type(judge).__name__)!r} cannot be sent to worker "
-            f"processes ({type(exc).__name__}: {exc}); pass it by name, or use workers=1."
-        )
-        raise ValueError(msg) from exc
+    return pickle.dumps((*pack_job(shared, specs, concurrency, options, where="worker processes"), threads))
 
 
 def _start(payload: bytes) -> None:  # runs in each worker process once
     try:
-        judge, specs, concurrency, options, threads = pickle.loads(payload)
+        judge_bytes, rest, threads = pickle.loads(payload)
+        judge, specs, concurrency, options = unpack_job(judge_bytes, rest)
         _WORKER.update(judge=judge, specs=specs, concurrency=concurrency, options=options)
         try:
             import torch
@@ -207,9 +248,9 @@ def _start(payload: bytes) -> None:  # runs in each worker process once
 def _score_chunk(chunk: list[tuple[int, Any]]) -> dict[int, SampleResult]:
     from rageval_lc.runs.engine import score_items
 
-    if "error" in _WORKER:
-        error = RuntimeError(f"the worker process could not start: {_WORKER['error']}")
-        return {i: SampleResult.failed(getattr(s, "id", None), _WORKER.get("specs", []), error) for i, s in chunk}
+    if "error" in _WORKER:  # the parent fails the chunk's rows with its metrics
+        error = _WORKER["error"]
+        raise RuntimeError(f"the worker process could not start: {type(error).__name__}: {error}")
     specs, judge, options = _WORKER["specs"], _WORKER["judge"], _WORKER["options"]
     first = max(1, len(chunk))  # the whole chunk prepared in one batched pass
     return dict(score_items(chunk, specs, judge, concurrency=_WORKER["concurrency"], first_chunk=first, **options))

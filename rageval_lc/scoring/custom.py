@@ -59,7 +59,10 @@ __all__ = [
     "criteria_metric",
     "custom_metrics",
     "load_metrics",
+    "load_portable_metrics",
+    "portable_metrics",
     "register_metric",
+    "restore_metrics",
     "temporary_metrics",
     "unregister_metric",
 ]
@@ -177,6 +180,7 @@ def unregister_metric(name: str) -> None:
         msg = f"No metric of one's own is named {name!r} (registered: {', '.join(custom_metrics()) or 'none'})."
         raise ValueError(msg)
     del REGISTRY[name]
+    _FROM_LOADS.discard(name)
     plan.remove_metric(name)
     CRITERIA_DEFINITIONS.pop(name, None)
 
@@ -199,6 +203,42 @@ def temporary_metrics() -> Iterator[None]:
         for name in custom_metrics():
             unregister_metric(name)
         for spec, verdicts, definition in saved.values():
+            _register(spec, verdicts, definition, quiet=True)
+
+
+#: What :func:`load_metrics` imported, in order: worker processes and Ray actors load them again.
+_LOADED: list[str] = []
+_FROM_LOADS: set[str] = set()  # the metrics those files and modules registered (they register them there too)
+
+
+def portable_metrics() -> tuple[list[str], list[tuple[MetricSpec, tuple[str, ...], CriteriaDefinition | None]]]:
+    """The metrics of one's own as another process needs them: the files and modules loaded (to load
+    again there first: they register their metrics there too) and the other registrations (sent by pickle).
+
+    Example:
+        >>> with temporary_metrics():
+        ...     _ = register_metric("has_answer", score=lambda sample: float(bool(sample.response)))
+        ...     loads, registered = portable_metrics()
+        >>> [spec.name for spec, _, _ in registered]
+        ['has_answer']
+    """
+    names = [n for n in custom_metrics() if n not in _FROM_LOADS]
+    return list(_LOADED), [(REGISTRY[n], plan.METRIC_VERDICTS[n], CRITERIA_DEFINITIONS.get(n)) for n in names]
+
+
+def load_portable_metrics(loads: Iterable[str]) -> None:
+    """In a worker process: load again what the parent loaded (before unpickling its metrics)."""
+    for target in loads:
+        if target not in _LOADED:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                load_metrics(target)
+
+
+def restore_metrics(registered: Iterable[tuple[MetricSpec, tuple[str, ...], CriteriaDefinition | None]]) -> None:
+    """In a worker process: register the parent's metrics of one's own (those not registered yet)."""
+    for spec, verdicts, definition in registered:
+        if REGISTRY.get(spec.name) is not spec:
             _register(spec, verdicts, definition, quiet=True)
 
 
@@ -225,7 +265,10 @@ def load_metrics(target: str) -> list[str]:
         first = (str(exc).strip().splitlines() or [""])[0]
         msg = f"cannot load metrics from {target!r}: {type(exc).__name__}: {first}"
         raise ValueError(msg) from exc
-    return [name for name in REGISTRY if before.get(name) is not REGISTRY[name]]
+    _LOADED.append(str(path.resolve()) if is_file else target)
+    registered = [name for name in REGISTRY if before.get(name) is not REGISTRY[name]]
+    _FROM_LOADS.update(registered)
+    return registered
 
 
 def _import_file(path: Path) -> None:
