@@ -35,13 +35,17 @@ def ragbench_rows(n: int) -> list[str]:
     return rows[:n]
 
 
-def timed_run(source: Path, out: Path, workers: int, metrics: str) -> dict[str, float | str]:
+def timed_run(
+    source: Path, out: Path, workers: int, metrics: str, *, one_thread: bool = False
+) -> dict[str, float | str]:
     """One CLI run: wall seconds, seconds until the first output row was written, the output's digest."""
     out.unlink(missing_ok=True)
     command = [sys.executable, "-m", "rageval_lc", "evaluate", str(source), "--judge", "local", "--metrics", metrics]
     command += ["--workers", str(workers), "--out", str(out), "--no-progress"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env["TOKENIZERS_PARALLELISM"] = "false"
+    if one_thread:  # every process runs torch on one core: how the workers scale, apart from torch's own threads
+        env["OMP_NUM_THREADS"] = "1"
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = None
@@ -54,7 +58,9 @@ def timed_run(source: Path, out: Path, workers: int, metrics: str) -> dict[str, 
         sys.exit(f"workers={workers} failed ({process.returncode}): {process.stderr.read()[-2000:]}")
     data = out.read_bytes()
     first = first if first is not None else wall
-    return {"wall": wall, "first": first, "digest": hashlib.sha256(data).hexdigest(), "rows": data.count(b"\n")}
+    scores = json.dumps([json.loads(line)["scores"] for line in data.splitlines()]).encode()
+    digests = {"digest": hashlib.sha256(data).hexdigest(), "scores_digest": hashlib.sha256(scores).hexdigest()}
+    return {"wall": wall, "first": first, **digests, "rows": data.count(b"\n")}
 
 
 def main() -> int:
@@ -63,6 +69,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--metrics", default="trace")
+    parser.add_argument("--one-thread", action="store_true", help="torch on one core in every process (both runs)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="rageval-workers-"))
     source = folder / "rows.jsonl"
@@ -70,19 +77,22 @@ def main() -> int:
     runs: dict[int, list[dict[str, float | str]]] = {1: [], args.workers: []}
     for _ in range(args.repeats):
         for workers in (1, args.workers):
-            run = timed_run(source, folder / f"out-{workers}.jsonl", workers, args.metrics)
+            run = timed_run(source, folder / f"out-{workers}.jsonl", workers, args.metrics, one_thread=args.one_thread)
             run["load"] = os.getloadavg()[0]
             runs[workers].append(run)
             print(json.dumps({"workers": workers, **run}), flush=True)
-    reference = runs[1][0]["digest"]
-    print(f"\n{args.rows} RAGBench rows, --metrics {args.metrics}, {os.cpu_count()} cores")
-    print("workers  wall s (each)          rows/s (best)  first row s (each)   output = 1 worker's")
+    reference, scores = runs[1][0]["digest"], runs[1][0]["scores_digest"]
+    threads = "torch on one core per process" if args.one_thread else "torch's default threads"
+    print(f"\n{args.rows} RAGBench rows, --metrics {args.metrics}, {os.cpu_count()} cores, {threads}")
+    print("workers  wall s (each)          rows/s (best)  first row s (each)   output against 1 worker's")
     for workers, done in runs.items():
         walls = ", ".join(f"{r['wall']:.1f}" for r in done)
         firsts = ", ".join(f"{r['first']:.1f}" for r in done)
         best = args.rows / min(float(r["wall"]) for r in done)
-        same = all(r["digest"] == reference for r in done)
-        print(f"{workers:>7}  {walls:<22} {best:>13.2f}  {firsts:<20} {'identical' if same else 'DIFFERENT'}")
+        same = "identical" if all(r["digest"] == reference for r in done) else "bytes differ"
+        if same != "identical":
+            same += ", scores " + ("identical" if all(r["scores_digest"] == scores for r in done) else "DIFFER")
+        print(f"{workers:>7}  {walls:<22} {best:>13.2f}  {firsts:<20} {same}")
     one = min(float(r["wall"]) for r in runs[1])
     many = min(float(r["wall"]) for r in runs[args.workers])
     print(f"speed-up, best against best: {one / many:.2f}x")

@@ -68,11 +68,11 @@ def test_summary_intervals_are_seeded_configurable_and_can_be_turned_off() -> No
         summarize(rows, confidence=1.5)
 
 
-def test_a_large_run_is_bootstrapped_in_blocks_with_the_same_result() -> None:
+def test_a_large_run_is_bootstrapped_in_blocks_with_the_same_result(monkeypatch: pytest.MonkeyPatch) -> None:
     values = np.random.default_rng(0).random(301).tolist()
     whole = stats.bootstrap_ci(values, n_resamples=999, seed=5)
-    assert mean_interval(values, n_resamples=999, seed=5, max_draws=1000) == whole  # 3 resamples a block
-    assert mean_interval(values, n_resamples=999, seed=5, max_draws=10**9) == whole
+    monkeypatch.setattr(stats, "_CHUNK_VALUES", 1000)  # 3 resamples a block
+    assert mean_interval(values, n_resamples=999, seed=5) == whole
 
 
 def test_the_evaluate_and_report_summaries_show_the_interval(tmp_path: Path, capsys) -> None:
@@ -286,12 +286,9 @@ def test_a_results_file_mixing_producers_is_refused(tmp_path: Path, capsys) -> N
     assert "mixed.jsonl mixes rows of 2 producers" in capsys.readouterr().err
 
 
-def test_a_large_comparison_is_drawn_in_blocks_with_the_same_figures() -> None:
-    from rageval_lc.reports.compare import paired_figures
-
+def test_a_large_comparison_is_drawn_in_blocks_with_the_same_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(8)
     a, b = rng.random(150).tolist(), (rng.random(150) * 0.9 + 0.08).tolist()
     whole = stats.paired_comparison(a, b, n_resamples=700, seed=4)
-    assert paired_figures(a, b, n_resamples=700, seed=4, max_draws=1000) == whole  # 6 resamples a block
-    few = stats.paired_comparison(a[:9], b[:9], n_resamples=700, seed=4)  # 2**9 <= 700: the exact test
-    assert paired_figures(a[:9], b[:9], n_resamples=700, seed=4, max_draws=50) == few
+    monkeypatch.setattr(stats, "_CHUNK_VALUES", 1000)  # 6 resamples (and sign flips) a block
+    assert stats.paired_comparison(a, b, n_resamples=700, seed=4) == whole

@@ -84,8 +84,13 @@ def test_the_offline_judge_scores_alike_with_two_workers(tmp_path: Path) -> None
         out = tmp_path / f"w{workers}.jsonl"
         args = ["evaluate", str(source), "--metrics", "trace,faithfulness", "--out", str(out), "--no-progress"]
         assert main([*args, "--workers", workers]) == 0
-        outs.append(out.read_bytes())
-    assert outs[0] == outs[1] and outs[0].count(b"\n") == 8
+        outs.append([json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()])
+    # the same scores, row by row; the judge's notes in details may move by ~1e-4 (torch on one core per worker
+    # reduces in another order than on two)
+    assert [(r["line"], r["scores"], r["status"]) for r in outs[0]] == [
+        (r["line"], r["scores"], r["status"]) for r in outs[1]
+    ]
+    assert len(outs[0]) == 8
 
 
 METRICS_FILE = """

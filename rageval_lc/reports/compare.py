@@ -17,13 +17,14 @@ Example (B higher on 3 rows, equal on 1: diff 0.175; the exact sign-flip test gi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rageval_lc.reports.summary import DEFAULT_RESAMPLES, MAX_DRAWS, mean_interval
+from rageval_lc.reports.attention import score_value
+from rageval_lc.reports.stats import paired_comparison
+from rageval_lc.reports.summary import DEFAULT_RESAMPLES
 
 if TYPE_CHECKING:  # numpy loads with the statistics, on the first comparison
     from rageval_lc.reports.stats import PairedComparison
@@ -36,7 +37,6 @@ __all__ = [
     "format_comparison",
     "format_p",
     "pair_rows",
-    "paired_figures",
     "read_results",
     "subset_of",
 ]
@@ -58,7 +58,7 @@ class Pair:
 
     def scores(self, name: str) -> tuple[float, float] | None:
         """The two values of score ``name``, or None unless it is ``ok`` (and a finite number) in both rows."""
-        values = [_ok_value(row, name) for row in (self.a, self.b)]
+        values = [score_value(row, name) for row in (self.a, self.b)]
         return None if None in values else (values[0], values[1])  # type: ignore[return-value]
 
 
@@ -319,65 +319,8 @@ def _key(row: Row) -> str:
     return str(row_id) if row_id is not None else f"line {row.get('line')}"
 
 
-def _ok_value(row: Row, name: str) -> float | None:
-    if (row.get("status") or {}).get(name) != "ok":
-        return None
-    value = (row.get("scores") or {}).get(name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 def _figures(pairs: Sequence[Pair], name: str, options: Mapping[str, Any]) -> PairedComparison:
     both = [values for pair in pairs if (values := pair.scores(name)) is not None]
-    return paired_figures([a for a, _ in both], [b for _, b in both], **options)
+    return paired_comparison([a for a, _ in both], [b for _, b in both], **options)
 
 
-def paired_figures(
-    a: Sequence[float],
-    b: Sequence[float],
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    confidence: float = 0.95,
-    seed: int = 0,
-    max_draws: int = MAX_DRAWS,
-) -> PairedComparison:
-    """:func:`~rageval_lc.reports.stats.paired_comparison` in bounded memory: past ``max_draws`` (pairs ×
-    resamples) the bootstrap and the Monte-Carlo sign flips are drawn in blocks, with the same figures (numpy's
-    streams do not depend on how the draws are shaped; tests/test_compare.py checks it).
-
-    Example:
-        >>> paired_figures([0.5, 0.6, 0.7, 0.2], [0.7, 0.6, 0.9, 0.5], max_draws=3).p_value
-        0.25
-    """
-    from dataclasses import replace
-
-    from rageval_lc.reports.stats import paired_comparison
-
-    if len(a) * n_resamples <= max_draws:
-        return paired_comparison(a, b, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    cheap = paired_comparison(a, b, n_resamples=1, confidence=confidence, seed=seed)  # n, means, diff, counts
-    differences = [y - x for x, y in zip(a, b, strict=True)]
-    low, high = mean_interval(
-        differences, n_resamples=n_resamples, seed=seed, confidence=confidence, max_draws=max_draws
-    )
-    return replace(cheap, ci_low=low, ci_high=high, p_value=_sign_flip_p(differences, n_resamples, seed, max_draws))
-
-
-def _sign_flip_p(differences: Sequence[float], n_resamples: int, seed: int, max_draws: int) -> float:
-    """:func:`~rageval_lc.reports.stats.permutation_p_value`, its sign flips drawn in blocks."""
-    import numpy as np
-
-    from rageval_lc.reports.stats import permutation_p_value
-
-    data = np.asarray(differences, dtype=float)
-    if 2**data.size <= n_resamples:  # exact: all assignments (n <= 20 at most 2**20 rows of signs)
-        return permutation_p_value(differences, n_resamples=n_resamples, seed=seed)  # type: ignore[return-value]
-    observed = abs(data.mean())
-    tolerance = 1e-12 * max(1.0, observed)
-    rng = np.random.default_rng(seed)
-    block, extreme = max(1, max_draws // data.size), 0
-    for start in range(0, n_resamples, block):
-        signs = rng.choice((1.0, -1.0), size=(min(block, n_resamples - start), data.size))
-        extreme += int(np.sum(np.abs(signs @ data / data.size) >= observed - tolerance))
-    return (extreme + 1) / (n_resamples + 1)

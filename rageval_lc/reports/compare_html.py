@@ -16,13 +16,13 @@ Example:
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc.reports.compare import Comparison, Pair, format_p
+from rageval_lc.reports.html import _cut, _e, _head  # the report page's text helpers
 
 if TYPE_CHECKING:
     from rageval_lc.reports.stats import PairedComparison
@@ -81,23 +81,6 @@ def render_compare_html(
     parts.append(_changed_most(result, max(0, min(top, _MAX_TOP))))
     parts.append("</main></body></html>")
     return "\n".join(p for p in parts if p)
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _head(value: Any, limit: int) -> str:
-    text = str(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _cut(value: Any, limit: int) -> str:
-    """Escaped HTML of the text, cut after ``limit`` characters with an ellipsis and how much was cut."""
-    text = str(value)
-    if len(text) <= limit:
-        return _e(text)
-    return f"{_e(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
 
 
 def _num(value: float | None, digits: int = 3, *, sign: bool = False) -> str:

@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_RESAMPLES", "PairedComparison", "bootstrap_ci", "paired_comp
 
 #: Bootstrap resamples (and Monte-Carlo permutations) unless told otherwise.
 DEFAULT_RESAMPLES = 2000
-_CHUNK_VALUES = 4_000_000  # indices drawn at once (~32 MB)
+_CHUNK_VALUES = 4_000_000  # draws made at once (~32 MB): a run of any size is resampled in bounded memory
 
 
 def bootstrap_ci(
@@ -80,9 +80,11 @@ def permutation_p_value(
         means = np.abs(signs @ data / data.size)
         return float(np.mean(means >= observed - tolerance))
     rng = np.random.default_rng(seed)
-    signs = rng.choice((1.0, -1.0), size=(n_resamples, data.size))
-    means = np.abs(signs @ data / data.size)
-    return float((np.sum(means >= observed - tolerance) + 1) / (n_resamples + 1))
+    rows, extreme = max(1, _CHUNK_VALUES // data.size), 0  # sign flips drawn a block at a time
+    for start in range(0, n_resamples, rows):
+        signs = rng.choice((1.0, -1.0), size=(min(rows, n_resamples - start), data.size))
+        extreme += int(np.sum(np.abs(signs @ data / data.size) >= observed - tolerance))
+    return float((extreme + 1) / (n_resamples + 1))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_RESAMPLES",
-    "MAX_DRAWS",
     "ScoreSummary",
     "format_interval",
     "format_reference_view",
@@ -48,8 +47,6 @@ REFERENCE_NAMES: dict[str, str] = {
 }
 
 
-#: Draws (resamples × values) one bootstrap block may hold: 4M indices, 32 MB, whatever the run's size.
-MAX_DRAWS = 4_000_000
 #: Bootstrap resamples of each mean unless told otherwise (as :data:`rageval_lc.reports.stats.DEFAULT_RESAMPLES`).
 DEFAULT_RESAMPLES = 2000
 
@@ -113,20 +110,11 @@ def summarize(
 
 
 def mean_interval(
-    values: Sequence[float],
-    *,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence: float = 0.95,
-    max_draws: int = MAX_DRAWS,
+    values: Sequence[float], *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, confidence: float = 0.95
 ) -> tuple[float | None, float | None]:
-    """The percentile-bootstrap interval of the mean of ``values``, as
-    :func:`~rageval_lc.reports.stats.bootstrap_ci` computes it, in bounded memory; (None, None) when there are
-    no values or ``n_resamples`` is 0.
-
-    A run of 100,000 rows would need 200 million indices at once; past ``max_draws`` the same resamples are
-    drawn in blocks (numpy's integer stream does not depend on how the draws are shaped, so the interval is
-    identical: tests/test_compare.py checks it).
+    """The percentile-bootstrap interval of the mean of ``values``
+    (:func:`~rageval_lc.reports.stats.bootstrap_ci`: bounded memory for a run of any size); (None, None)
+    when there are no values or ``n_resamples`` is 0.
 
     Example:
         >>> mean_interval([0.25, 0.25]), mean_interval([], n_resamples=10), mean_interval([1.0], n_resamples=0)
@@ -136,22 +124,7 @@ def mean_interval(
         return None, None
     from rageval_lc.reports.stats import bootstrap_ci
 
-    if len(values) * n_resamples <= max_draws:
-        return bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    import numpy as np
-
-    bootstrap_ci([0.0], n_resamples=n_resamples, confidence=confidence)  # the same checks of the options
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    block = max(1, max_draws // data.size)
-    means = np.concatenate(
-        [
-            data[rng.integers(0, data.size, size=(min(block, n_resamples - start), data.size))].mean(axis=1)
-            for start in range(0, n_resamples, block)
-        ]
-    )
-    low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return float(low), float(high)
+    return bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
 
 
 def row_outcome(status: Mapping[str, str]) -> str:

@@ -47,8 +47,9 @@ _WORKER: dict[str, Any] = {}  # in a worker process: the judge, the specs and th
 
 def chunk_sizes(*, largest: int = MAX_CHUNK) -> Iterator[int]:
     """Chunk sizes: 1, then doubling up to ``largest`` — the chunks the in-process loop prepares, so that the
-    judge batches the same texts together and the rows come out the same (the offline judge's NLI model
-    runs in bfloat16 on CPUs that have it: another batch would move a probability by up to ~1e-3).
+    judge batches the same texts together and the scores come out the same (the offline judge's NLI model
+    runs in bfloat16 on CPUs that have it: another batch would move a probability by up to ~1e-3; torch's
+    thread count may still move the judge's notes by ~1e-4).
 
     Example:
         >>> import itertools
