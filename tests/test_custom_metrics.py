@@ -266,7 +266,9 @@ def test_the_callback_handler(helpfulness: Any) -> None:
     assert "asked here" in model.prompts[0]  # the retrieved documents reached the judge
 
 
-def test_the_cli_loads_metrics_and_scores_them_with_one_call_per_row(tmp_path: Path) -> None:
+def test_the_cli_loads_metrics_and_scores_them_with_one_call_per_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     definitions = tmp_path / "my_metrics.py"
     definitions.write_text(
         textwrap.dedent(
@@ -291,6 +293,16 @@ def test_the_cli_loads_metrics_and_scores_them_with_one_call_per_row(tmp_path: P
         scored = [json.loads(line) for line in out.read_text().splitlines()]
         assert [row["scores"] for row in scored] == [{"helpfulness": 0.75, "brevity": 1.0}] * 3
         assert all(row["reason"]["brevity"] == "short" for row in scored)
+        assert scored[0]["run"]["criteria"]["helpfulness"]["criteria"] == HELPFULNESS["criteria"]
+        # the criteria changed since: --resume refuses to mix rows of the two definitions
+        out.write_text(out.read_text().splitlines()[0] + "\n")
+        changed = tmp_path / "changed.py"
+        changed.write_text(definitions.read_text().replace(HELPFULNESS["criteria"], "Is it kind?"))
+        assert "Is it kind?" in changed.read_text()
+        again = ["evaluate", str(rows), "--load", str(changed), "--metrics", "helpfulness,brevity", *judge]
+        assert main([*again, "--out", str(out), "--resume"]) == 2
+        assert server.calls == 3  # nothing scored
+        assert "was scored with another definition of the criteria metric helpfulness" in capsys.readouterr().err
     finally:
         server.close()
     unregister_metric("helpfulness")

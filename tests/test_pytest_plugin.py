@@ -266,3 +266,21 @@ def test_misuse_is_a_clear_error() -> None:
         assert_scores(result, faithfulness=0.5)
     with pytest.raises(TypeError, match=r"Got int\."):
         assert_scores(3, faithfulness=0.5)
+
+
+def test_a_bad_judge_in_the_environment_fails_only_the_tests_that_use_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAGEVAL_JUDGE", "gpt4")  # the CLI's variable too: it must not stop every pytest run
+    pytester.makepyfile(
+        test_x="""
+        def test_uses_the_judge(rageval_judge):
+            pass
+
+        def test_does_not():
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", PLUGIN)
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*gpt4*"])

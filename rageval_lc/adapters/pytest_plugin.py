@@ -53,7 +53,8 @@ def judge_setting(config: pytest.Config) -> tuple[str, str]:
     """The judge name the session uses and where it comes from (option, ini key, environment or default).
 
     Raises:
-        pytest.UsageError: If the name is not ``labels``, ``local`` or ``dspy:<model id>``.
+        pytest.UsageError: If the option or the ini key is not ``labels``, ``local`` or ``dspy:<model id>``
+            (a bad ``$RAGEVAL_JUDGE`` fails only the tests that use the judge).
     """
     for value, source in (
         (config.getoption("rageval_judge", None), "--rageval-judge"),
@@ -62,7 +63,9 @@ def judge_setting(config: pytest.Config) -> tuple[str, str]:
     ):
         if value and str(value).strip():
             spec = str(value).strip()
-            if spec not in ("labels", "local") and not (spec.startswith("dspy:") and spec[5:].strip()):
+            valid = spec in ("labels", "local") or (spec.startswith("dspy:") and bool(spec[5:].strip()))
+            if not valid and source != "$RAGEVAL_JUDGE":  # the environment's is shared with the CLI: a test
+                # that uses the judge fails saying why, the other tests of the session run
                 msg = f"{source} must be labels, local or dspy:<model id> (e.g. dspy:openai/gpt-4o-mini). Got {spec!r}."
                 raise pytest.UsageError(msg)
             return spec, source

@@ -111,14 +111,23 @@ def run_settings(
     """The settings that change a run's scores, recorded as ``run`` in each output row so that
     ``--resume`` never mixes rows of two settings: the judge's name and options (``api_base``,
     ``max_tokens``: None when unset), the metrics (sorted), the TRACe and scoring modes, the
-    relevance normaliser.
+    relevance normaliser, and the definition of each criteria metric of one's own (``criteria``, only when
+    there is one: a changed criterion or rubric changes the scores).
 
     Example:
         >>> run_settings("trace,faithfulness")["metrics"]
         ['faithfulness', 'trace']
     """
+    from rageval_lc.judges.base import CRITERIA_DEFINITIONS
+
     settings = {"judge": judge.name if judge is not None else None, **judge_options}
-    settings["metrics"] = sorted(spec.name for spec in metric_specs(metrics))
+    specs = metric_specs(metrics)
+    settings["metrics"] = sorted(spec.name for spec in specs)
+    criteria = {
+        s.name: CRITERIA_DEFINITIONS[s.name].model_dump(mode="json") for s in specs if s.name in CRITERIA_DEFINITIONS
+    }
+    if criteria:
+        settings["criteria"] = criteria
     settings.update(trace_mode=trace_mode, scoring_mode=scoring_mode, relevance_normalizer=float(relevance_normalizer))
     return json.loads(json.dumps(settings))  # as read back from a row
 
@@ -321,6 +330,10 @@ def settings_mismatch(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, 
         if run is None:
             return f"line {row['line']} was scored without its run settings (by an older rageval)"
         differ = [key for key in {**settings, **run} if run.get(key) != settings.get(key)]
+        if differ == ["criteria"]:
+            then, now = run.get("criteria") or {}, settings.get("criteria") or {}
+            changed = sorted(name for name in {**then, **now} if then.get(name) != now.get(name))
+            return f"line {row['line']} was scored with another definition of the criteria metric {', '.join(changed)}"
         if differ:
             then = ", ".join(_option(key, run.get(key)) for key in differ)
             now = ", ".join(_option(key, settings.get(key)) for key in differ)
@@ -329,6 +342,8 @@ def settings_mismatch(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, 
 
 
 def _option(key: str, value: Any) -> str:
+    if isinstance(value, dict):  # criteria definitions: name them, the texts are long
+        return f"criteria metrics {', '.join(sorted(value))}"
     shown = ",".join(map(str, value)) if isinstance(value, list) else "(unset)" if value is None else value
     return f"{SETTING_OPTIONS.get(key, key)} {shown}"
 
