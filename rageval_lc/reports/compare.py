@@ -322,5 +322,3 @@ def _key(row: Row) -> str:
 def _figures(pairs: Sequence[Pair], name: str, options: Mapping[str, Any]) -> PairedComparison:
     both = [values for pair in pairs if (values := pair.scores(name)) is not None]
     return paired_comparison([a for a, _ in both], [b for _, b in both], **options)
-
-
