@@ -374,12 +374,19 @@ def _report(args: argparse.Namespace) -> int:
                     f"rageval: {_count(unmatched, 'row')} without a matching line in {args.input} (changed since "
                     "scored, or not a readable row): shown without a question."
                 )
-        scores = [s.name for s in summarize(rows)]
+        scores = [s.name for s in summarize(rows, n_resamples=0)]  # the names only
         unknown = [name for name in args.worst_by or () if name not in scores]
         if unknown:
             have = ", ".join(scores[:20]) + (", …" if len(scores) > 20 else "")
             return _error(f"--worst-by {unknown[0]!r}: no such score in {args.results} (it has {have}).")
-        page = render_html(rows, title=args.title or args.results.name, worst=args.worst, worst_by=args.worst_by)
+        page = render_html(
+            rows,
+            title=args.title or args.results.name,
+            worst=args.worst,
+            worst_by=args.worst_by,
+            n_resamples=args.bootstrap,
+            seed=args.seed,
+        )
         try:
             write_atomic(args.html, page)
         except OSError as exc:

@@ -292,3 +292,24 @@ def test_a_large_comparison_is_drawn_in_blocks_with_the_same_figures(monkeypatch
     whole = stats.paired_comparison(a, b, n_resamples=700, seed=4)
     monkeypatch.setattr(stats, "_CHUNK_VALUES", 1000)  # 6 resamples (and sign flips) a block
     assert stats.paired_comparison(a, b, n_resamples=700, seed=4) == whole
+
+
+def test_repeated_ids_pair_by_input_line_whatever_the_order_of_the_file() -> None:
+    # id "x" on input lines 1 and 2 in both runs, with the same scores; run B wrote line 2 first (completion
+    # order, or a resumed run): paired by line, every pair ties
+    from rageval_lc.reports.compare import compare
+
+    a = [result_row("x", {"faithfulness": 0.2}, line=1), result_row("x", {"faithfulness": 0.9}, line=2)]
+    b = [result_row("x", {"faithfulness": 0.9}, line=2), result_row("x", {"faithfulness": 0.2}, line=1)]
+    figures = compare(a, b).scores["faithfulness"]
+    assert (figures.n, figures.wins, figures.ties, figures.losses, figures.diff) == (2, 0, 2, 0, 0.0)
+
+
+def test_an_ok_score_without_a_usable_number_counts_as_an_error_in_the_summary() -> None:
+    rows = [
+        {"status": {"a": "ok"}, "scores": {"a": float("nan")}},  # valid to Python's json, not a score
+        {"status": {"a": "ok"}, "scores": {"a": 0.5}},
+        {"status": {"a": "ok"}, "scores": None},
+    ]
+    (summary,) = summarize(rows)
+    assert (summary.mean, summary.ok, summary.error) == (0.5, 1, 2)

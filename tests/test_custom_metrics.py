@@ -565,3 +565,15 @@ def test_a_judge_claiming_criteria_without_the_method_is_refused() -> None:
 
     with pytest.raises(TypeError, match="lacks criteria"):
         resolve_judge(Claims())
+
+
+def test_temporary_metrics_forgets_what_was_loaded_inside_it(tmp_path: Path) -> None:
+    from rageval_lc.scoring.custom import portable_metrics
+
+    definitions = tmp_path / "inside.py"
+    definitions.write_text("from rageval_lc import register_metric\nregister_metric('inside', score=lambda s: 1.0)\n")
+    before = portable_metrics()[0]
+    with temporary_metrics():
+        load_metrics(str(definitions))
+        assert portable_metrics()[0] == [*before, str(definitions.resolve())]
+    assert portable_metrics()[0] == before and "inside" not in REGISTRY

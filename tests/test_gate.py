@@ -113,6 +113,16 @@ def test_confident_turns_a_pass_into_a_fail_when_the_lower_bound_misses(tmp_path
     assert f"[{low_7:.3f}, {high_7:.3f}]" in out
 
 
+def test_confident_needs_more_than_one_ok_value(tmp_path: Path, capsys) -> None:
+    # one ok row (0.9) among undetermined ones: its interval [0.9, 0.9] has no width and proves nothing
+    rows = [row("r0", faithfulness=0.9)] + [row(f"r{i}", faithfulness="no contexts") for i in range(1, 20)]
+    path = results_file(tmp_path, rows)
+    assert gate(capsys, path, "--min", "faithfulness=0.8")[0] == 0  # the mean alone clears it
+    status, out, _ = gate(capsys, path, "--min", "faithfulness=0.8", "--confident")
+    assert status == 1
+    assert "1 ok value is too few for a 95% interval" in out
+
+
 def test_confident_max_uses_the_upper_bound(tmp_path: Path, capsys) -> None:
     path = results_file(tmp_path, ROWS)
     _, high = expected_ci([0.2, 0.4, 0.6, 0.8, 1.0])

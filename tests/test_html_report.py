@@ -360,3 +360,16 @@ def test_report_command_refuses_unknown_scores_and_html_options_without_html(tmp
     assert main(["report", str(results), "--html", str(page), "--worst", "0"]) == 2
     assert main(["report", str(results), "--html", str(page), "--input", str(tmp_path / "none.jsonl")]) == 2
     assert "input file not found" in capsys.readouterr().err
+
+
+def test_the_page_draws_the_intervals_it_is_asked_for() -> None:
+    from rageval_lc.reports.stats import bootstrap_ci
+    from rageval_lc.reports.summary import summarize
+
+    assert "<span class='ci'>" not in render_html(ROWS, n_resamples=0)
+    assert "No intervals (0 bootstrap resamples asked for)." in render_html(ROWS, n_resamples=0)
+    page = render_html(ROWS, n_resamples=500, seed=7)
+    first = summarize(ROWS, n_resamples=0)[0].name
+    values = [r["scores"][first] for r in ROWS if r["status"][first] == "ok" and r["scores"][first] is not None]
+    low, high = bootstrap_ci(values, n_resamples=500, seed=7)
+    assert f"<span class='ci'>[{low:.3f}, {high:.3f}]</span>" in page and "500 resamples of the ok rows, seed 7" in page

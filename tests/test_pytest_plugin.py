@@ -20,7 +20,7 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = "rageval_lc.adapters.pytest_plugin"
-HEAVY = ("torch", "sentence_transformers", "transformers", "dspy", "langchain_core", "litellm")
+HEAVY = ("torch", "sentence_transformers", "transformers", "dspy", "langchain_core", "litellm", "numpy")
 
 #: Two document sentences, 0a relevant and used; response sentence a supported, b not.
 #: By hand (ragbench mode): context_relevance 1/2 = 0.5, completeness 1/1 = 1, adherence 0 (b unsupported),

@@ -76,3 +76,14 @@ def test_paired_comparison_by_hand():
     assert set(result.to_dict()) == set("n mean_a mean_b diff ci_low ci_high p_value wins ties losses".split())
     with pytest.raises(ValueError, match="as many"):
         paired_comparison([0.1], [0.1, 0.2])
+
+
+def test_the_exact_permutation_test_enumerates_in_blocks_and_checks_its_resamples(monkeypatch):
+    import rageval_lc.reports.stats as stats
+
+    differences = RNG.normal(0.05, 0.2, size=10)
+    whole = permutation_p_value(differences, n_resamples=2**10)  # exact: 1,024 assignments
+    monkeypatch.setattr(stats, "_CHUNK_VALUES", 10 * 7)  # 7 assignments a block
+    assert permutation_p_value(differences, n_resamples=2**10) == whole
+    with pytest.raises(ValueError, match="n_resamples must be >= 1"):
+        permutation_p_value(differences, n_resamples=0)

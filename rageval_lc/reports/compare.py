@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc.reports.attention import score_value
-from rageval_lc.reports.stats import paired_comparison
 from rageval_lc.reports.summary import DEFAULT_RESAMPLES
 
 if TYPE_CHECKING:  # numpy loads with the statistics, on the first comparison
@@ -146,6 +145,9 @@ def compare(
 def pair_rows(rows_a: Sequence[Row], rows_b: Sequence[Row]) -> tuple[list[Pair], dict[str, list[str]]]:
     """Pair rows by (id, occurrence), in run A's order; return the pairs and the unpaired keys of each run.
 
+    Occurrences are counted in input-line order (rows without a ``line`` after, in file order): a run written
+    in completion order (``--concurrency``) or resumed (its retried rows at the end) pairs as one in order.
+
     Example (id "x" twice in A, once in B: its second row in A is unpaired):
         >>> pairs, unpaired = pair_rows([{"id": "x"}, {"id": "x"}, {"id": "y"}], [{"id": "y"}, {"id": "x"}])
         >>> [(p.key, p.occurrence) for p in pairs], unpaired
@@ -153,22 +155,31 @@ def pair_rows(rows_a: Sequence[Row], rows_b: Sequence[Row]) -> tuple[list[Pair],
     """
     in_b: dict[tuple[str, int], Row] = {}
     seen: dict[str, int] = {}
-    for row in rows_b:
+    for row in _in_line_order(rows_b):
         key = _key(row)
         in_b[(key, seen.get(key, 0))] = row
         seen[key] = seen.get(key, 0) + 1
     pairs, only_a = [], []
     seen = {}
+    occurrence_of: dict[int, int] = {}
+    for row in _in_line_order(rows_a):
+        key = _key(row)
+        occurrence_of[id(row)] = seen.get(key, 0)
+        seen[key] = seen.get(key, 0) + 1
     for row in rows_a:
         key = _key(row)
-        occurrence = seen.get(key, 0)
-        seen[key] = occurrence + 1
+        occurrence = occurrence_of[id(row)]
         partner = in_b.pop((key, occurrence), None)
         if partner is None:
             only_a.append(key)
         else:
             pairs.append(Pair(key, occurrence, row, partner))
     return pairs, {"only_in_a": only_a, "only_in_b": [key for key, _ in in_b]}
+
+
+def _in_line_order(rows: Sequence[Row]) -> list[Row]:
+    """The rows by input line (stable: rows without an integer ``line`` keep their file order, after)."""
+    return sorted(rows, key=lambda row: (0, row["line"]) if isinstance(row.get("line"), int) else (1, 0))
 
 
 def subset_of(pair: Pair, name: str) -> str:
@@ -320,5 +331,7 @@ def _key(row: Row) -> str:
 
 
 def _figures(pairs: Sequence[Pair], name: str, options: Mapping[str, Any]) -> PairedComparison:
+    from rageval_lc.reports.stats import paired_comparison  # numpy: loaded on the first comparison
+
     both = [values for pair in pairs if (values := pair.scores(name)) is not None]
     return paired_comparison([a for a, _ in both], [b for _, b in both], **options)

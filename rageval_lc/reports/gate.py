@@ -262,15 +262,12 @@ def _check_score(
     confidence: float,
     seed: int,
 ) -> GateCheck:
+    from rageval_lc.reports.attention import score_value
     from rageval_lc.reports.stats import DEFAULT_RESAMPLES, bootstrap_ci  # numpy: loaded when a gate runs
 
     name = threshold.score
     carrying = [row for row in rows if name in (row.get("status") or {})]
-    values = [
-        float(row["scores"][name])
-        for row in carrying
-        if row["status"][name] == "ok" and (row.get("scores") or {}).get(name) is not None
-    ]
+    values = [value for row in carrying if (value := score_value(row, name)) is not None]
     condition = str(threshold)
     if not values:
         why = f"no ok value: {_not_ok(carrying, name)}"
@@ -281,7 +278,10 @@ def _check_score(
     assert low is not None and high is not None  # values is not empty
     passed = threshold.holds(mean)
     why = f"mean {mean:.3f} {'is' if passed else 'is not'} {condition}"
-    if confident and passed:
+    if confident and passed and len(values) < 2:  # one value's interval has no width: it proves nothing
+        passed = False
+        why = f"mean {mean:.3f} is {condition}, but 1 ok value is too few for a {confidence:.0%} interval"
+    elif confident and passed:
         bounds = _losing_bounds(threshold.op, low, high)
         failing = [(side, bound) for side, bound in bounds if not threshold.holds(bound)]
         passed = not failing

@@ -45,7 +45,7 @@ from rageval_lc.reports.attention import (
     score_value,
     worst_rows,
 )
-from rageval_lc.reports.stats import DEFAULT_RESAMPLES, bootstrap_ci
+from rageval_lc.reports.stats import DEFAULT_RESAMPLES
 from rageval_lc.reports.summary import reference_view, summarize
 
 __all__ = ["FULL_CHARS", "LIST_BUDGET", "MAX_SCORES", "MAX_WORST", "NAME_CHARS", "render_html"]
@@ -63,7 +63,6 @@ NAME_CHARS = 80  # ids, score, judge and dataset names, the title
 FULL_CHARS = 3000  # a question, answer or reason shown whole (beyond: cut, with the count)
 LIST_BUDGET = 120_000  # characters of HTML for the contradiction and worst-row lists together
 _PREVIEW = {"question": 160, "answer": 260, "reason": 260}  # characters before "show all"
-_SEED = 0
 
 _CSS = """
 body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
@@ -108,6 +107,8 @@ def render_html(
     title: str = "rageval report",
     worst: int = 10,
     worst_by: str | Sequence[str] | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
 ) -> str:
     """Render result rows (as ``rageval evaluate`` writes them) as one HTML page (bounded: see the module).
 
@@ -121,6 +122,7 @@ def render_html(
             of the run with ``ok`` values (aggregates first, ``rmse_aggregation`` left out), folded but the
             first. Lowest values are worst, but for the scores in
             :data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`.
+        n_resamples, seed: the bootstrap of each mean's 95 % interval (0 resamples: no intervals).
 
     Raises:
         ValueError: If ``worst`` is not an int >= 1, or ``worst_by`` names a score the rows do not have.
@@ -128,7 +130,7 @@ def render_html(
     if isinstance(worst, bool) or not isinstance(worst, int) or worst < 1:
         msg = f"The 'worst' parameter of render_html must be an int >= 1. Got {worst!r} instead."
         raise ValueError(msg)
-    summaries = summarize(rows)
+    summaries = summarize(rows, n_resamples=n_resamples, seed=seed)
     scores = [s.name for s in summaries]
     chosen = _chosen_scores(worst_by, scores)
     judges = Counter(
@@ -145,7 +147,7 @@ def render_html(
         f"<title>{_e(_head(title, NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
         f"<header><h1>{_cut(title, NAME_CHARS)}</h1><p>{len(rows)} rows · {len(scores)} scores · judge "
         f"{judge_names} · generated {generated}</p></header><main>",
-        _summary_section(rows, summaries),
+        _summary_section(summaries, n_resamples, seed),
     ]
     lists = _Budget(LIST_BUDGET)
     questions = any(row_question(row) is not None for row in rows)
@@ -254,13 +256,12 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _summary_section(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
+def _summary_section(summaries: Sequence[Any], n_resamples: int, seed: int) -> str:
     body = []
     for s in summaries[:MAX_SCORES]:
         total = s.ok + s.undetermined + s.error
         flags = ' class="num bad"' if s.error else ' class="num"'
-        values = _values(rows, s.name)
-        low, high = bootstrap_ci(values, seed=_SEED)
+        low, high = s.ci_low, s.ci_high
         interval = "" if low is None else f" <span class='ci'>[{low:.3f}, {high:.3f}]</span>"
         body.append(
             f"<tr><td>{_cut(s.name, NAME_CHARS)}</td><td class='num'><b>{_fmt(s.mean)}</b>{interval}</td>"
@@ -272,12 +273,14 @@ def _summary_section(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]
         "<tr><th>score</th><th>mean [95 % interval] (ok rows)</th><th></th><th>ok</th><th>undetermined</th>"
         "<th>error</th><th>rows</th></tr>"
     )
-    note = (
-        "<p class='muted'>Means leave undetermined and error rows out; they are counted beside. The interval is "
-        f"the percentile bootstrap's ({DEFAULT_RESAMPLES:,} resamples of the ok rows, seed {_SEED}): where the "
-        "mean of another sample of rows like these would likely fall. The bar draws it (dark band) around the "
-        "mean (tick).</p>"
+    interval = (
+        f"The interval is the percentile bootstrap's ({n_resamples:,} resamples of the ok rows, seed {seed}): "
+        "where the mean of another sample of rows like these would likely fall. The bar draws it (dark band) "
+        "around the mean (tick)."
+        if n_resamples
+        else "No intervals (0 bootstrap resamples asked for)."
     )
+    note = f"<p class='muted'>Means leave undetermined and error rows out; they are counted beside. {interval}</p>"
     few = [s.name for s in summaries[:MAX_SCORES] if 0 < s.ok < 10]
     if few:
         note += f"<p class='muted'>Under 10 ok rows ({len(few)} of these scores) an interval is rough.</p>"

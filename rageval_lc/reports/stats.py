@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import product
 
 import numpy as np
 
@@ -73,12 +72,17 @@ def permutation_p_value(
     data = _array(differences)
     if data.size == 0:
         return None
+    _check(n_resamples, 0.95)
     observed = abs(data.mean())
     tolerance = 1e-12 * max(1.0, observed)
-    if 2**data.size <= n_resamples:
-        signs = np.array(list(product((1.0, -1.0), repeat=data.size)))
-        means = np.abs(signs @ data / data.size)
-        return float(np.mean(means >= observed - tolerance))
+    if 2**data.size <= n_resamples:  # every assignment: the bits of 0 .. 2**n - 1, a block at a time
+        total, extreme, rows = 2**data.size, 0, max(1, _CHUNK_VALUES // data.size)
+        bits = np.arange(data.size, dtype=np.int64)
+        for start in range(0, total, rows):
+            codes = np.arange(start, min(start + rows, total), dtype=np.int64)
+            signs = 1.0 - 2.0 * ((codes[:, None] >> bits) & 1)
+            extreme += int(np.sum(np.abs(signs @ data / data.size) >= observed - tolerance))
+        return float(extreme / total)
     rng = np.random.default_rng(seed)
     rows, extreme = max(1, _CHUNK_VALUES // data.size), 0  # sign flips drawn a block at a time
     for start in range(0, n_resamples, rows):

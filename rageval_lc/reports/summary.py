@@ -75,7 +75,8 @@ def summarize(
     """Summarise result rows (as written by ``rageval evaluate``), scores in first-seen order.
 
     Args:
-        rows: result rows (``status`` and ``scores`` per score).
+        rows: result rows (``status`` and ``scores`` per score; an ``ok`` score whose value is not a finite
+            number counts as ``error``).
         n_resamples: bootstrap resamples of each mean (:func:`mean_interval`); 0 turns the intervals off.
         seed: the bootstrap's seed (the same rows and seed give the same interval).
         confidence: the interval's coverage.
@@ -88,14 +89,18 @@ def summarize(
         raise ValueError(msg)
     values: dict[str, list[float]] = {}
     counts: dict[str, dict[str, int]] = {}
+    from rageval_lc.reports.attention import score_value
+
     for row in rows:
-        for name, status in row.get("status", {}).items():
+        for name, status in (row.get("status") or {}).items():
             tally = counts.setdefault(name, {"ok": 0, "undetermined": 0, "error": 0})
             values.setdefault(name, [])
+            value = score_value(row, name) if status == "ok" else None
+            if status == "ok" and value is None:  # ok without a usable number (NaN, text): not a score
+                status = "error"
             tally[status] = tally.get(status, 0) + 1
-            score = row.get("scores", {}).get(name)
-            if status == "ok" and score is not None:
-                values[name].append(float(score))
+            if value is not None:
+                values[name].append(value)
     return [
         ScoreSummary(
             name,

@@ -197,6 +197,7 @@ def temporary_metrics() -> Iterator[None]:
     saved = {
         name: (REGISTRY[name], plan.METRIC_VERDICTS[name], CRITERIA_DEFINITIONS.get(name)) for name in custom_metrics()
     }
+    loaded, from_loads = list(_LOADED), set(_FROM_LOADS)
     try:
         yield
     finally:
@@ -204,6 +205,9 @@ def temporary_metrics() -> Iterator[None]:
             unregister_metric(name)
         for spec, verdicts, definition in saved.values():
             _register(spec, verdicts, definition, quiet=True)
+        _LOADED[:] = loaded  # what workers load again, as before the block
+        _FROM_LOADS.clear()
+        _FROM_LOADS.update(from_loads)
 
 
 #: What :func:`load_metrics` imported, in order: worker processes and Ray actors load them again.
