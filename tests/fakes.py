@@ -213,3 +213,17 @@ class WorkerKillingJudge(LabelsJudge):
         if (sample.id or "").startswith("kill"):
             os._exit(3)
         return super().trace_labels(sample)
+
+
+class SlowLabelsJudge(LabelsJudge):
+    """The labels judge, taking ``seconds`` per TRACe labelling (a slow model)."""
+
+    def __init__(self, seconds: float = 0.5) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+    def trace_labels(self, sample: RagSample) -> Any:
+        import time
+
+        time.sleep(self.seconds)
+        return super().trace_labels(sample)

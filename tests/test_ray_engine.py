@@ -236,6 +236,24 @@ def test_an_actor_killed_mid_job_is_replaced_and_every_row_comes_back_once(
     assert all(result.results["adherence"].status == "ok" for _, result in scored)
 
 
+def test_a_row_that_kills_its_actor_every_time_fails_its_rows_instead_of_hanging(cluster: None) -> None:
+    from tests.fakes import WorkerKillingJudge
+
+    items = [(f"tag{i}", sample(i)) for i in range(8)]
+    items[5] = ("tag5", sample(5).model_copy(update={"id": "kill-me"}))  # its actor dies each time it is tried
+    judge = ResilientJudge(WorkerKillingJudge())
+    scored = within(LIMIT_S, lambda: list(score_on_ray(items, parse_metrics("trace"), judge, workers=2, options={})))
+    assert [tag for tag, _ in scored] == [tag for tag, _ in items]  # every row once, in order
+    statuses = {result.id: result.results["adherence"].status for _, result in scored}
+    assert statuses["kill-me"] == "error"
+    assert "the Ray job failed" in next(r for _, r in scored if r.id == "kill-me").results["adherence"].reason
+    # the rows whose chunks the failed job had not returned fail the same way (--resume scores them again)
+    assert all(
+        r.results["adherence"].status == "ok" or "the Ray job failed" in r.results["adherence"].reason
+        for _, r in scored
+    )
+
+
 class LoadCountingJudge(LabelsJudge):
     """The labels judge, recording each time it is unpickled (once per actor, never per chunk)."""
 

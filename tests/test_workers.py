@@ -118,3 +118,60 @@ def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers(tmp_pa
             outs.append(run_cli(source, tmp_path / f"w{workers}.jsonl", *extra))
     assert outs[0] == outs[1]
     assert [row["scores"]["answer_words"] for row in outs[1]] == [0.1] * 6  # "A0." is one word: 1 / 10
+
+
+def test_a_fractional_rate_limit_is_never_exceeded() -> None:
+    from rageval_lc.judges.resilient import RateLimiter
+
+    now = [0.0]
+
+    def admitted(limit: float, seconds: float) -> int:
+        limiter, count = RateLimiter(limit, clock=lambda: now[0]), 0
+        now[0] = 0.0
+        while now[0] < seconds:
+            with limiter._lock:  # what acquire() decides, without sleeping: admit now, or move the clock on
+                limiter._times = type(limiter._times)(t for t in limiter._times if now[0] - t < limiter._window)
+                if len(limiter._times) < limiter._capacity:
+                    limiter._times.append(now[0])
+                    count += 1
+                    continue
+            now[0] += 0.5
+        return count
+
+    # --rpm 3 shared by 2 workers: 1.5 each, at most 1 a minute each (2 in all, never 4); under 1: a longer window
+    assert admitted(1.5, 60) == 1 and admitted(90, 60) == 90 and admitted(0.5, 120) == 1 and admitted(0.5, 121) == 2
+
+
+def test_stopping_early_does_not_wait_for_the_chunks_in_flight() -> None:
+    import time
+
+    from rageval_lc.runs.engine import score_items
+    from tests.fakes import SlowLabelsJudge
+
+    items = [
+        (i, RagSample(id=f"s{i}", question="Q?", contexts=["A."], response="A.", labels=LABELS)) for i in range(80)
+    ]
+    scored = score_items(items, parse_metrics("trace"), SlowLabelsJudge(0.5), workers=2)
+    assert next(scored)[0] == 0
+    start = time.perf_counter()
+    scored.close()  # the caller lets go (Ctrl-C, a write error): ~30 s of queued chunks are dropped, not awaited
+    assert time.perf_counter() - start < 5.0
+
+
+def test_a_worker_that_dies_while_chunks_are_being_sent_loses_no_row() -> None:
+    # the kill row's chunk comes back broken while later chunks are still being submitted: those submissions
+    # meet the broken workers and must be recovered, not raised
+    def slow_items():
+        import time
+
+        for i in range(24):
+            if i > 7:
+                time.sleep(0.2)
+            sample_id = "kill-me" if i == 1 else f"s{i}"
+            yield i, RagSample(id=sample_id, question="Q?", contexts=["A."], response="A.", labels=LABELS)
+
+    from rageval_lc.runs.engine import score_items
+
+    scored = list(score_items(slow_items(), parse_metrics("trace"), WorkerKillingJudge(), workers=2))
+    assert [tag for tag, _ in scored] == list(range(24))
+    assert [r.results["adherence"].status for _, r in scored] == ["ok", "error"] + ["ok"] * 22

@@ -209,8 +209,9 @@ class SentenceTransformerEncoder(Portable):
             batch = [t.strip() for t in texts[start : start + batch_size]]
             encoded = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
             with torch.no_grad():
+                device = transformer.device  # the inputs go where the model is (CUDA, MPS)
                 hidden = transformer(
-                    input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"]
+                    input_ids=encoded["input_ids"].to(device), attention_mask=encoded["attention_mask"].to(device)
                 ).last_hidden_state
             for row in range(hidden.shape[0]):
                 length = int(encoded["attention_mask"][row].sum())

@@ -29,6 +29,7 @@ import hashlib
 import inspect
 import json
 import logging
+import math
 import re
 import threading
 import time
@@ -86,7 +87,9 @@ def is_transient(reason: str) -> bool:
 
 
 class RateLimiter(Portable):
-    """At most ``per_minute`` acquisitions in any 60-second window (thread-safe; sleeps when over)."""
+    """Never more than ``per_minute`` acquisitions in any 60-second window (thread-safe; sleeps when over): a
+    fractional limit admits its whole part per minute, and a limit under 1 one call per ``60 / per_minute``
+    seconds (workers sharing out a limit get such parts)."""
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_lock": threading.Lock}
 
@@ -95,6 +98,8 @@ class RateLimiter(Portable):
             msg = f"requests per minute must be > 0. Got {per_minute}."
             raise ValueError(msg)
         self.per_minute = per_minute
+        self._capacity = max(1, math.floor(per_minute))
+        self._window = 60.0 if per_minute >= 1 else 60.0 / per_minute
         self._clock = clock
         self._times: deque[float] = deque()
         self._lock = threading.Lock()
@@ -104,12 +109,12 @@ class RateLimiter(Portable):
         while True:
             with self._lock:
                 now = self._clock()
-                while self._times and now - self._times[0] >= 60.0:
+                while self._times and now - self._times[0] >= self._window:
                     self._times.popleft()
-                if len(self._times) < self.per_minute:
+                if len(self._times) < self._capacity:
                     self._times.append(now)
                     return
-                wait = 60.0 - (now - self._times[0])
+                wait = self._window - (now - self._times[0])
             time.sleep(max(wait, 0.001))
 
 

@@ -115,7 +115,7 @@ class WindowedRateLimiter(RateLimiter):
         if window_s <= 0:
             msg = f"window_s must be > 0. Got {window_s}."
             raise ValueError(msg)
-        self.window_s = window_s
+        self.window_s = window_s if per_minute >= 1 else window_s / per_minute  # a limit under 1: a longer window
 
     def reserve(self) -> float:
         """Count a request and return 0.0 when one may be made now; else the seconds to wait (nothing counted)."""
@@ -123,7 +123,7 @@ class WindowedRateLimiter(RateLimiter):
             now = self._clock()
             while self._times and now - self._times[0] >= self.window_s:
                 self._times.popleft()
-            if len(self._times) < self.per_minute:
+            if len(self._times) < self._capacity:  # the limit's whole part: never more than it asks
                 self._times.append(now)
                 return 0.0
             return max(self.window_s - (now - self._times[0]), 0.001)
@@ -350,13 +350,18 @@ def _actor_resources(ray: Any, workers: int, gpus: float, cpus: float | None, *,
                 "until it has them (an autoscaling cluster adds nodes; a fixed one never will: use fewer workers).",
                 size, each, name, each * size, name, float(cluster.get(name, 0.0)),
             )  # fmt: skip
-    # An actor that dies is restarted and its tasks retried: Ray Data's defaults for actor pools
-    # (max_restarts=-1, max_task_retries=-1: ActorPoolMapOperator._apply_default_remote_args in Ray 2.60).
+    # An actor that dies is restarted and its task retried, a few times (Ray Data's defaults, -1, retry a chunk
+    # that kills its actor forever: the job would hang); past them the job fails and _score_window makes the
+    # rows it had not returned error rows.
     pool = ray.data.ActorPoolStrategy(size=size)
-    return {"compute": pool, "num_cpus": cpus, "num_gpus": gpus or None}
+    restarts = {"max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}
+    return {"compute": pool, "num_cpus": cpus, "num_gpus": gpus or None, **restarts}
 
 
 # --- the driver's side: windows of chunks, in order ------------------------------------------------------
+
+#: Restarts of a dead actor (and retries of its chunk) before the rows it was scoring become error rows.
+ACTOR_RESTARTS = 3
 
 
 def _windows(items: Iterable[tuple[T, Any]], rows: int) -> Iterator[list[list[tuple[T, Any]]]]:
@@ -410,7 +415,24 @@ def _score_window(
     )
     ready: dict[int, dict[int, SampleResult]] = {}
     position = 0
-    for batch in scored.iter_batches(batch_size=None, batch_format="pyarrow"):
+    batches = iter(scored.iter_batches(batch_size=None, batch_format="pyarrow"))
+    while True:
+        try:
+            batch = next(batches, None)
+        except Exception as exc:  # actors died past their restarts: the rows not returned fail, never a hang
+            error = RuntimeError(
+                f"the Ray job failed (an actor died {ACTOR_RESTARTS + 1} times scoring this part of the input: "
+                f"{type(exc).__name__}); --resume scores the row again"
+            )
+            for chunk in window[position:]:
+                failed = {i: SampleResult.failed(s.id, specs, error) for i, (_, s) in enumerate(chunk)
+                          if isinstance(s, RagSample)}  # fmt: skip
+                results = with_unreadable(chunk, failed, specs)
+                for index, (tag, _) in enumerate(chunk):
+                    yield tag, results[index]
+            return
+        if batch is None:
+            break
         for n, blob in zip(batch["position"].to_pylist(), batch["scored"].to_pylist(), strict=True):
             ready[n] = pickle.loads(blob)
         while position in ready:
@@ -505,6 +527,10 @@ def on_actor_device(judge: Any, gpu_ids: Sequence[Any]) -> None:
     for part in (inner, inner.nli, getattr(inner.encoder, "encoder", None)):
         if part is not None and hasattr(part, "device"):
             part.device = device
+    if inner is not judge and hasattr(judge, "_identity"):  # the cache key follows the device it now runs on
+        from rageval_lc.judges.resilient import _identity
+
+        judge._identity = _identity(inner)
 
 
 def _gpu_ids() -> list[Any]:

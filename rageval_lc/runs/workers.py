@@ -104,8 +104,10 @@ def score_in_processes(
             pending.append((chunk, pool.submit(chunk)))
         while pending:
             yield from pool.first_results(pending)
-    finally:
-        pool.close()
+    except BaseException:  # stopped early (Ctrl-C, a write error, the caller let go): no waiting for chunks
+        pool.close(abandon=True)
+        raise
+    pool.close()
 
 
 class _Pool:
@@ -123,13 +125,26 @@ class _Pool:
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._start()
 
-    def close(self) -> None:
-        self.executor.shutdown(wait=True, cancel_futures=True)
+    def close(self, *, abandon: bool = False) -> None:
+        """Shut the workers down: after their work, or (``abandon``) at once, their chunks dropped."""
+        if not abandon:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            return
+        processes = list((getattr(self.executor, "_processes", None) or {}).values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
 
     def submit(self, chunk: list[tuple[Any, Any]]) -> Future[dict[int, SampleResult]]:
-        """Send a chunk's samples (unreadable items stay here: their exceptions need not pickle)."""
+        """Send a chunk's samples (unreadable items stay here: their exceptions need not pickle). On workers
+        broken already, the future carries that failure, for :meth:`first_results` to recover from."""
         samples = [(i, s) for i, (_, s) in enumerate(chunk) if isinstance(s, RagSample)]
-        return self.executor.submit(_score_chunk, samples)
+        try:
+            return self.executor.submit(_score_chunk, samples)
+        except BrokenProcessPool as exc:
+            failed: Future[dict[int, SampleResult]] = Future()
+            failed.set_exception(exc)
+            return failed
 
     def first_results(
         self, pending: deque[tuple[list[tuple[T, Any]], Future[dict[int, SampleResult]]]]
@@ -199,6 +214,12 @@ def pack_job(
         msg = f"the judge {name!r} cannot be sent to {where} ({type(exc).__name__}: {exc}); pass it by name."
         raise ValueError(msg) from exc
     loads, registered = portable_metrics()
+    for name, value in options.items():
+        try:
+            pickle.dumps(value)
+        except Exception as exc:
+            msg = f"the scoring option {name}={value!r} cannot be sent to {where} ({type(exc).__name__}: {exc})."
+            raise ValueError(msg) from exc
     try:
         rest = pickle.dumps(([spec.name for spec in specs], concurrency, dict(options), registered))
     except Exception as exc:
