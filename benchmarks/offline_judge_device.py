@@ -14,26 +14,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
-from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", ROOT.parent / "shared"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workers import ragbench_rows
 
 
 def ragbench_samples(n: int) -> list[Any]:
     from rageval_lc.datasets.rows import sample_from_row
 
-    files = sorted((SHARED / "data" / "ragbench").glob("*.jsonl"))
-    if not files:
-        sys.exit(f"no RAGBench files under {SHARED / 'data' / 'ragbench'}")
-    per_file = [path.read_text(encoding="utf-8").splitlines() for path in files]
-    lines = [line for group in zip_longest(*per_file) for line in group if line][:n]
-    return [sample_from_row(json.loads(line)) for line in lines]
+    return [sample_from_row(json.loads(line)) for line in ragbench_rows(n)]
 
 
 class ForwardTimer:

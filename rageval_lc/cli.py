@@ -210,8 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the bootstrap 95%% CI's lower bound (--min; upper bound for --max) must clear the threshold",
     )
-    gate.add_argument("--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
-    gate.add_argument("--seed", type=int, default=0, help="the bootstrap's random seed (default 0)")
+    _interval_options(gate, also="for the CI the table shows and --confident reads")
 
     compare = commands.add_parser(
         "compare",
@@ -227,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
     compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
-    _interval_options(compare, off=False)
+    _interval_options(compare, also="also the permutation test's random sign flips")
 
     commands.add_parser(
         "quickstart",
@@ -257,7 +256,8 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _interval_options(parser: argparse.ArgumentParser, *, off: bool = True) -> None:
+def _interval_options(parser: argparse.ArgumentParser, *, also: str = "0: no intervals") -> None:
+    """``--bootstrap N`` and ``--seed``; ``also`` ends the first's help (what else N sets, or what 0 means)."""
     from rageval_lc.reports.summary import DEFAULT_RESAMPLES
 
     parser.add_argument(
@@ -265,8 +265,7 @@ def _interval_options(parser: argparse.ArgumentParser, *, off: bool = True) -> N
         type=int,
         default=DEFAULT_RESAMPLES,
         metavar="N",
-        help=f"bootstrap resamples for each 95%% interval (default {DEFAULT_RESAMPLES}"
-        + ("; 0: no intervals)" if off else "; also the permutation test's random sign flips)"),
+        help=f"bootstrap resamples for each 95%% interval (default {DEFAULT_RESAMPLES}; {also})",
     )
     parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
 
@@ -402,8 +401,7 @@ def _gate(args: argparse.Namespace) -> int:
     try:
         thresholds = [parse_threshold(t, "min") for t in args.min] + [parse_threshold(t, "max") for t in args.max]
         max_error_rate = parse_rate(args.max_error_rate)
-        if args.bootstrap < 1:
-            raise ValueError(f"--bootstrap must be >= 1. Got {args.bootstrap}.")
+        _check_bootstrap(args, least=1)
     except ValueError as exc:
         return _error(str(exc))
     if _missing(args.results, "results"):
@@ -635,8 +633,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], output: LockedOutput | None) -> int:
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
-    from rageval_lc.reports.summary import DEFAULT_RESAMPLES, format_reference_view, format_summary, row_outcome
-    from rageval_lc.reports.summary import summarize as summarize_rows
+    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
     from rageval_lc.runs.jsonl import (
         evaluate_lines,
         kept_rows,
@@ -683,9 +680,6 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
         progress = _progress_bar(args, stack)
         pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
-        # the run's summaries bootstrap with the defaults; other --bootstrap/--seed: summarised again here
-        own_intervals = (args.bootstrap, args.seed) != (DEFAULT_RESAMPLES, 0)
-        summarized = [{"status": row["status"], "scores": row["scores"]} for row in kept] if own_intervals else []
 
         def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
             for line_no, line in raw_lines(args.input):
@@ -697,8 +691,6 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
                 yield line
 
         def on_row(row: dict[str, Any]) -> None:
-            if own_intervals:
-                summarized.append({"status": row["status"], "scores": row["scores"]})
             if progress is not None:
                 progress.update(pending.pop(row["line"], 0))
             if any(status == "error" for status in row["status"].values()):
@@ -723,6 +715,8 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
                 kept=kept,
                 settings=settings,
                 on_row=on_row,
+                n_resamples=args.bootstrap,
+                seed=args.seed,
             )
         except OSError as exc:
             if output is None or output.error is not exc:
@@ -730,8 +724,6 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
             total = len(kept) + output.rows
             left = f"{total} row{'s' if total != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
             return _error(f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}.")
-    if own_intervals:
-        report.summaries = summarize_rows(summarized, n_resamples=args.bootstrap, seed=args.seed)
     print(format_summary(report.summaries), file=sys.stderr)
     if report.reference_view:
         print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)

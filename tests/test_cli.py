@@ -30,6 +30,10 @@ SCORE_KEYS = [
 ]
 
 
+#: The fields of a result row `rageval evaluate` writes.
+RESULT_FIELDS = {"id", "line", "input_sha256", "run", "question", "response", "scores", "status", "reason", "details"}
+
+
 def generic_row(row_id: str, **extra: object) -> dict:
     return {
         "id": row_id,
@@ -86,18 +90,7 @@ def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path]
         for metric, column in RELEASED.items():
             assert row["scores"][metric] == float(original[column]), (row["id"], metric)
             assert row["status"][metric] == "ok"
-        assert set(row) == {
-            "id",
-            "scores",
-            "status",
-            "reason",
-            "details",
-            "line",
-            "input_sha256",
-            "run",
-            "question",
-            "response",
-        }
+        assert set(row) == RESULT_FIELDS
     summary = capsys.readouterr().err
     assert "2981 rows scored, 0 failed, 0 undetermined." in summary
     assert "judge labels, trace_labels: 0 model calls, 0 tokens (estimated)." in summary
@@ -286,18 +279,7 @@ def test_cli_scores_the_ragas_family_offline(tmp_path: Path, capsys) -> None:
     args = ["evaluate", str(source), "--metrics", metrics, "--judge", "local", "--out", str(out), "--no-progress"]
     assert main(args) == 0
     first, second = read_jsonl(out)
-    assert set(first) == {
-        "id",
-        "scores",
-        "status",
-        "reason",
-        "details",
-        "line",
-        "input_sha256",
-        "run",
-        "question",
-        "response",
-    }
+    assert set(first) == RESULT_FIELDS
     assert all(status == "ok" for status in first["status"].values()), first["reason"]
     assert second["status"]["context_recall"] == "undetermined"
     assert second["reason"]["factual_accuracy"] == "Needs a reference answer; the sample has none."

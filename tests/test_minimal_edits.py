@@ -28,6 +28,10 @@ def test_year_edit_moves_the_year_and_keeps_the_rest() -> None:
     assert "8,849" in hypothesis and "1953" not in hypothesis
     year = int(hypothesis.rstrip(".").split()[-1])
     assert 1 <= abs(year - 1953) <= 30
+    # the draws the docstring describes, made on the same seed: one year of one found, a sign, 1-30 years
+    draws = random.Random(0)
+    draws.choice(["1953"])
+    assert year == 1953 + draws.choice((-1, 1)) * draws.randint(1, 30)
     assert hypothesis == EVEREST.replace("1953", str(year))  # only the year moved
     for seed in range(1, 20):  # every seed moves it, never by more than 30 years, and touches nothing else
         moved = me.edit_year(EVEREST, random.Random(seed))[1]

@@ -22,9 +22,9 @@ import pytest
 from rageval_lc.cli import main
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.judges.resilient import ResilientJudge
+from rageval_lc.judges.resilient import RateLimiter, ResilientJudge
 from rageval_lc.runs.engine import Unreadable, score_items
-from rageval_lc.runs.ray_engine import WindowedRateLimiter, evaluate_dataset, on_actor_device, score_on_ray
+from rageval_lc.runs.ray_engine import evaluate_dataset, on_actor_device, score_on_ray
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import parse_metrics
 
@@ -319,7 +319,7 @@ class StampingJudge(LabelsJudge):
 def test_actors_share_one_rate_limit(cluster: None, tmp_path: Path) -> None:
     stamps = tmp_path / "stamps.txt"
     judge = ResilientJudge(StampingJudge(stamps))
-    judge.limiter = WindowedRateLimiter(2, window_s=1.0)  # 2 calls a second (a minute, shrunk)
+    judge.limiter = RateLimiter(2, window_s=1.0)  # 2 calls a second (a minute, shrunk)
     items = [(i, sample(i)) for i in range(8)]
     started = time.time()
     scored = within(LIMIT_S, lambda: list(score_on_ray(items, parse_metrics("trace"), judge, workers=2, options={})))
@@ -335,7 +335,7 @@ def test_actors_share_one_rate_limit(cluster: None, tmp_path: Path) -> None:
 
 def test_windowed_rate_limiter_counts_a_full_window() -> None:
     now = [100.0]
-    limit = WindowedRateLimiter(3, window_s=60.0, clock=lambda: now[0])
+    limit = RateLimiter(3, window_s=60.0, clock=lambda: now[0])
     assert [limit.reserve() for _ in range(4)] == [0.0, 0.0, 0.0, 60.0]
     now[0] = 130.0
     assert limit.reserve() == 30.0  # the first call leaves the window at 160
@@ -369,7 +369,7 @@ def test_the_readme_example_runs_on_the_cluster(cluster: None, capsys: pytest.Ca
     from tests.test_readme import documented_output, python_blocks
 
     [code] = [p.values[0] for p in python_blocks() if "evaluate_dataset" in p.values[0]]
-    assert code.startswith("# needs: Ray")  # skipped by test_readme (no Ray there): run here, on this cluster
+    assert code.startswith("# needs: Ray")  # left to this test by test_readme (no Ray there): run on the cluster
     within(LIMIT_S, lambda: exec(compile(code, "README.md", "exec"), {"__name__": "__readme__"}))
     assert capsys.readouterr().out.splitlines() == documented_output(code)
 

@@ -66,11 +66,22 @@ def test_readme_has_python_blocks() -> None:
     assert len(python_blocks()) >= 5
 
 
-@pytest.mark.parametrize("code", python_blocks())
+#: Blocks that need a service this module does not start ("# needs: ..."), and the test that runs each.
+RUN_ELSEWHERE = {"# needs: Ray": "tests/test_ray_engine.py::test_the_readme_example_runs_on_the_cluster"}
+
+
+def test_blocks_that_need_a_service_are_run_where_it_is() -> None:
+    needing = [p.values[0].splitlines()[0] for p in python_blocks() if p.values[0].startswith(NEEDS)]
+    assert needing and all(any(line.startswith(key) for key in RUN_ELSEWHERE) for line in needing), needing
+    for where in RUN_ELSEWHERE.values():
+        path, name = where.split("::")
+        assert f"def {name}(" in (ROOT / path).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("code", [p for p in python_blocks() if not p.values[0].startswith(NEEDS)])
 def test_readme_python_block_runs_as_pasted(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each block runs on its own, offline, in an empty folder, and prints what its comments say."""
-    if code.startswith(NEEDS):
-        pytest.skip(code.splitlines()[0][2:])
+    """Each block runs on its own, offline, in an empty folder, and prints what its comments say (a block that
+    needs a service is run by the test :data:`RUN_ELSEWHERE` names)."""
     monkeypatch.chdir(tmp_path)  # files a block writes (scores.jsonl, trace_judge.json) land here
     printed = io.StringIO()
 

@@ -123,19 +123,15 @@ def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers(tmp_pa
 def test_a_fractional_rate_limit_is_never_exceeded() -> None:
     from rageval_lc.judges.resilient import RateLimiter
 
-    now = [0.0]
-
     def admitted(limit: float, seconds: float) -> int:
+        """Calls admitted in ``seconds`` by a limiter asked every half second (nothing sleeps)."""
+        now = [0.0]
         limiter, count = RateLimiter(limit, clock=lambda: now[0]), 0
-        now[0] = 0.0
         while now[0] < seconds:
-            with limiter._lock:  # what acquire() decides, without sleeping: admit now, or move the clock on
-                limiter._times = type(limiter._times)(t for t in limiter._times if now[0] - t < limiter._window)
-                if len(limiter._times) < limiter._capacity:
-                    limiter._times.append(now[0])
-                    count += 1
-                    continue
-            now[0] += 0.5
+            if limiter.reserve() == 0.0:
+                count += 1
+            else:
+                now[0] += 0.5
         return count
 
     # --rpm 3 shared by 2 workers: 1.5 each, at most 1 a minute each (2 in all, never 4); under 1: a longer window
@@ -155,7 +151,7 @@ def test_stopping_early_does_not_wait_for_the_chunks_in_flight() -> None:
     assert next(scored)[0] == 0
     start = time.perf_counter()
     scored.close()  # the caller lets go (Ctrl-C, a write error): ~30 s of queued chunks are dropped, not awaited
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 15.0  # waiting would take ~30 s
 
 
 def test_a_worker_that_dies_while_chunks_are_being_sent_loses_no_row() -> None:

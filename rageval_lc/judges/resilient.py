@@ -87,35 +87,55 @@ def is_transient(reason: str) -> bool:
 
 
 class RateLimiter(Portable):
-    """Never more than ``per_minute`` acquisitions in any 60-second window (thread-safe; sleeps when over): a
-    fractional limit admits its whole part per minute, and a limit under 1 one call per ``60 / per_minute``
-    seconds (workers sharing out a limit get such parts)."""
+    """Never more than ``per_minute`` acquisitions in any window of ``window_s`` seconds (60: a minute;
+    thread-safe): a fractional limit admits its whole part per window, and a limit under 1 one call per
+    ``window_s / per_minute`` seconds (workers sharing out a limit get such parts). :meth:`acquire` sleeps
+    while the window is full; :meth:`reserve` says how long instead (a limiter shared through a Ray actor).
+
+    Example:
+        >>> now = [0.0]
+        >>> limit = RateLimiter(2, window_s=10.0, clock=lambda: now[0])
+        >>> limit.reserve(), limit.reserve(), limit.reserve()
+        (0.0, 0.0, 10.0)
+        >>> now[0] = 10.0
+        >>> limit.reserve()
+        0.0
+    """
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_lock": threading.Lock}
 
-    def __init__(self, per_minute: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, per_minute: float, *, window_s: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if per_minute <= 0:
             msg = f"requests per minute must be > 0. Got {per_minute}."
             raise ValueError(msg)
+        if window_s <= 0:
+            msg = f"window_s must be > 0. Got {window_s}."
+            raise ValueError(msg)
         self.per_minute = per_minute
+        self.window_s = window_s
         self._capacity = max(1, math.floor(per_minute))
-        self._window = 60.0 if per_minute >= 1 else 60.0 / per_minute
+        self._window = window_s if per_minute >= 1 else window_s / per_minute
         self._clock = clock
         self._times: deque[float] = deque()
         self._lock = threading.Lock()
 
+    def reserve(self) -> float:
+        """Count a request and return 0.0 when one may be made now; else the seconds to wait (nothing counted)."""
+        with self._lock:
+            now = self._clock()
+            while self._times and now - self._times[0] >= self._window:
+                self._times.popleft()
+            if len(self._times) < self._capacity:
+                self._times.append(now)
+                return 0.0
+            return max(self._window - (now - self._times[0]), 0.001)
+
     def acquire(self) -> None:
         """Block until a request may be made, then count it."""
-        while True:
-            with self._lock:
-                now = self._clock()
-                while self._times and now - self._times[0] >= self._window:
-                    self._times.popleft()
-                if len(self._times) < self._capacity:
-                    self._times.append(now)
-                    return
-                wait = self._window - (now - self._times[0])
-            time.sleep(max(wait, 0.001))
+        while (wait := self.reserve()) > 0:
+            time.sleep(wait)
 
 
 class JudgeCache(Portable):

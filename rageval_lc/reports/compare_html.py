@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc.reports.compare import Comparison, Pair, format_p
-from rageval_lc.reports.html import _cut, _e, _head  # the report page's text helpers
+from rageval_lc.reports.html import BASE_CSS, _cut, _e, _head  # the report page's frame and text helpers
 
 if TYPE_CHECKING:
     from rageval_lc.reports.stats import PairedComparison
@@ -36,26 +36,16 @@ _NAME_CHARS = 80
 _TEXT_CHARS = 500  # a reason, a question, an answer
 _TEXT_FIELDS = ("question", "response", "answer")  # shown when a result row keeps them
 
-_CSS = """
-body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
-       background: #f5f6fa; }
-header { background: #1e272e; color: #fff; padding: 20px 32px; }
-header h1 { margin: 0 0 6px 0; font-size: 22px; }
-header p { margin: 0; color: #d2dae2; font-size: 13px; }
-main { padding: 16px 32px 40px 32px; max-width: 1200px; }
-section { background: #fff; border-radius: 8px; padding: 16px 20px; margin: 16px 0;
-          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
-h2 { font-size: 17px; margin: 0 0 12px 0; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
-th { color: #57606f; font-weight: 600; background: #fafbfc; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+_CSS = (
+    BASE_CSS
+    + """
 .up { color: #1e8449; } .down { color: #c0392b; } .muted { color: #8395a7; } p.muted { font-size: 13px; }
 .reason { max-width: 460px; color: #2f3542; font-size: 12px; }
 .cut { color: #8395a7; font-size: 11px; }
 details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; font-size: 14px; }
 code { font-size: 12px; }
 """
+)
 
 
 def render_compare_html(

@@ -64,7 +64,8 @@ FULL_CHARS = 3000  # a question, answer or reason shown whole (beyond: cut, with
 LIST_BUDGET = 120_000  # characters of HTML for the contradiction and worst-row lists together
 _PREVIEW = {"question": 160, "answer": 260, "reason": 260}  # characters before "show all"
 
-_CSS = """
+#: The page frame the report and the comparison page share (header, sections, tables).
+BASE_CSS = """
 body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
        background: #f5f6fa; }
 header { background: #1e272e; color: #fff; padding: 20px 32px; }
@@ -78,6 +79,11 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
 th { color: #57606f; font-weight: 600; background: #fafbfc; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+"""
+
+_CSS = (
+    BASE_CSS
+    + """
 .bad { color: #c0392b; } .muted { color: #8395a7; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 12px; }
 .card { border: 1px solid #eef0f4; border-radius: 6px; padding: 8px 10px; }
@@ -99,6 +105,7 @@ details.more[open] > summary .show { display: none; }
 td.text { overflow-wrap: anywhere; }
 .conflict { margin: 2px 0; }
 """
+)
 
 
 def render_html(

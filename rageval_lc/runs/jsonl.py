@@ -32,7 +32,7 @@ from rageval_lc.files import decode_line, jsonl_line, line_sha256
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.metrics.trace import TraceMode
-from rageval_lc.reports.summary import ScoreSummary, reference_view, row_outcome, summarize
+from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, reference_view, row_outcome, summarize
 from rageval_lc.runs.engine import Unreadable, metric_specs, score_items
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import ScoringMode
@@ -170,6 +170,8 @@ def evaluate_lines(
     kept: Iterable[Mapping[str, Any]] = (),
     settings: Mapping[str, Any] | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
 ) -> RunReport:
     """Score JSONL lines and write one JSON result line per input row to ``out``, as each row finishes.
 
@@ -198,6 +200,7 @@ def evaluate_lines(
             (failed, undetermined, summaries) with the rows scored now.
         settings: recorded as ``run`` in each row (default: :func:`run_settings` of this call).
         on_row: called with each written row (progress, live reporting).
+        n_resamples, seed: the bootstrap of each summary's 95 % interval (0 resamples: none).
 
     Raises:
         ValueError: If ``metrics`` names an unknown metric (before any row is read).
@@ -262,7 +265,7 @@ def evaluate_lines(
         report.add_usage(output["details"])
         if on_row is not None:
             on_row(output)
-    report.summaries = summarize(written)
+    report.summaries = summarize(written, n_resamples=n_resamples, seed=seed)
     if any(spec.name in RAGAS_FAMILY for spec in specs):
         report.reference_view = reference_view(written)
     return report

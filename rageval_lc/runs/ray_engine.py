@@ -27,7 +27,7 @@ import pickle
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from rageval_lc.errors import MissingDependencyError
@@ -41,7 +41,6 @@ from rageval_lc.scoring.sample import SampleResult
 __all__ = [
     "WINDOW_ROWS",
     "SharedRateLimiter",
-    "WindowedRateLimiter",
     "check_address",
     "evaluate_dataset",
     "on_actor_device",
@@ -96,47 +95,9 @@ def check_address(address: str | None) -> None:
         raise ConnectionError(msg) from exc
 
 
-class WindowedRateLimiter(RateLimiter):
-    """A :class:`~rageval_lc.judges.resilient.RateLimiter` over a window of ``window_s`` seconds (60: a
-    minute), that also tells how long to wait instead of sleeping (:meth:`reserve`: the shared limiter's way).
-
-    Example:
-        >>> now = [0.0]
-        >>> limit = WindowedRateLimiter(2, window_s=10.0, clock=lambda: now[0])
-        >>> limit.reserve(), limit.reserve(), limit.reserve()
-        (0.0, 0.0, 10.0)
-        >>> now[0] = 10.0
-        >>> limit.reserve()
-        0.0
-    """
-
-    def __init__(self, per_minute: float, *, window_s: float = 60.0, clock: Callable[[], float] = time.monotonic):
-        super().__init__(per_minute, clock=clock)
-        if window_s <= 0:
-            msg = f"window_s must be > 0. Got {window_s}."
-            raise ValueError(msg)
-        self.window_s = window_s if per_minute >= 1 else window_s / per_minute  # a limit under 1: a longer window
-
-    def reserve(self) -> float:
-        """Count a request and return 0.0 when one may be made now; else the seconds to wait (nothing counted)."""
-        with self._lock:
-            now = self._clock()
-            while self._times and now - self._times[0] >= self.window_s:
-                self._times.popleft()
-            if len(self._times) < self._capacity:  # the limit's whole part: never more than it asks
-                self._times.append(now)
-                return 0.0
-            return max(self.window_s - (now - self._times[0]), 0.001)
-
-    def acquire(self) -> None:
-        """Block until a request may be made, then count it."""
-        while (wait := self.reserve()) > 0:
-            time.sleep(wait)
-
-
 class SharedRateLimiter:
     """The limiter each actor's judge holds: :meth:`acquire` asks the cluster's one limiter actor (which holds
-    a :class:`WindowedRateLimiter`) and sleeps here, in the actor, while the window is full."""
+    a :class:`~rageval_lc.judges.resilient.RateLimiter`) and sleeps here, in the actor, while the window is full."""
 
     def __init__(self, actor: Any, per_minute: float, window_s: float) -> None:
         self.actor, self.per_minute, self.window_s = actor, per_minute, window_s
@@ -304,7 +265,7 @@ def _limiter_actor(ray: Any, judge: Any) -> Any:
     if limiter is None:
         return None
     window_s = getattr(limiter, "window_s", 60.0)
-    actor = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(WindowedRateLimiter)
+    actor = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(RateLimiter)
     return actor.remote(limiter.per_minute, window_s=window_s)
 
 

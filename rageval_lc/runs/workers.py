@@ -247,7 +247,7 @@ def _payload(judge: Any, workers: int, specs: Sequence[MetricSpec], concurrency:
     shared = copy.copy(judge)  # a rate limit is shared out: each worker keeps its part
     limiter = getattr(shared, "limiter", None)
     if limiter is not None and workers > 1:
-        shared.limiter = type(limiter)(limiter.per_minute / workers)
+        shared.limiter = type(limiter)(limiter.per_minute / workers, window_s=limiter.window_s)
     threads = max(1, (os.cpu_count() or 1) // workers)
     return pickle.dumps((*pack_job(shared, specs, concurrency, options, where="worker processes"), threads))
 
