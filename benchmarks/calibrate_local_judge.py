@@ -13,9 +13,11 @@ faithful / unfaithful answers) joins the fitted part of the support and hallucin
 chosen by that cross-validation (0 when it does not help); it never enters a held-out figure.
 
 The NLI pass (``rageval_lc/judges/nli``, trained by ``training/train_nli.py``) adds its features to the
-support model; ``contradiction_threshold`` (how sure a contradiction must be to flag a sentence outright)
-is chosen by the same cross-validation. Completeness gets a model of its own, which picks the utilized
-keys so that their overlap with the relevant ones matches it.
+support model. The contradiction detector is not fitted here: a sentence it calls contradicted counts as
+unsupported whatever the support model says, with the shipped ``contradiction_threshold`` (set for precision
+on our own development set by ``benchmarks/contradiction_dev.py``, never on RAGBench) and slot checks.
+Completeness gets a model of its own, which picks the utilized keys so that their overlap with the relevant
+ones matches it.
 
 ``--write`` stores the parameters and the held-out figures in ``rageval_lc/judges/local_params.json``.
 Needs scikit-learn (the ``test`` extra). Features are cached under ``.cache/`` (about 15 minutes to
@@ -41,8 +43,14 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GroupKFold
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_record
-from rageval_lc.judges.local import LocalJudge, contradiction_strength, labels_from_features, nli_adjusted
-from rageval_lc.judges.local_features import DOCUMENT_FEATURES
+from rageval_lc.judges.local import (
+    LocalJudge,
+    closest_documents,
+    contradiction_strength,
+    labels_from_features,
+    nli_adjusted,
+)
+from rageval_lc.judges.local_features import DOCUMENT_FEATURES, sample_features
 from rageval_lc.judges.local_model import (
     Linear,
     LocalParams,
@@ -90,7 +98,8 @@ def fold_of(dataset_name: str, subset: str, ragbench_id: object) -> str:
 def featurise(shared: Path, cache: Path) -> list[dict]:
     """Features and labels of every RAGBench row (cached)."""
     files = sorted((shared / "data" / "ragbench").glob("*.jsonl"))
-    stamp = hashlib.sha256("".join(f"{f.name}:{f.stat().st_size}" for f in files).encode()).hexdigest()[:12]
+    code = Path(sample_features.__code__.co_filename).read_bytes()  # the feature code changes the features too
+    stamp = hashlib.sha256("".join(f"{f.name}:{f.stat().st_size}" for f in files).encode() + code).hexdigest()[:12]
     path = cache / f"local_judge_features_{stamp}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())
@@ -133,7 +142,8 @@ def _item(judge: LocalJudge, record, fold: str) -> dict:
 
 def featurise_aux(shared: Path, cache: Path) -> list[dict]:
     """Features of a fixed sample of the weak auxiliary rows that carry an adherence label (cached)."""
-    path = cache / f"local_judge_aux_features_{'_'.join(f'{k}{v}' for k, v in AUX_ROWS.items())}.pkl"
+    code = hashlib.sha256(Path(sample_features.__code__.co_filename).read_bytes()).hexdigest()[:8]
+    path = cache / f"local_judge_aux_features_{'_'.join(f'{k}{v}' for k, v in AUX_ROWS.items())}_{code}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())
     judge = LocalJudge()
@@ -158,8 +168,11 @@ def featurise_aux(shared: Path, cache: Path) -> list[dict]:
 def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = None) -> list[dict]:
     """Add the NLI pass to every item's features (pairs scored in one batched pass; cached per adapter)."""
     adapter = adapter or shipped_adapter_path()
-    code = Path(nli_inputs.__code__.co_filename).read_bytes()  # the NLI pass's own code changes the tables too
-    digest = hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes() + code).hexdigest()[:12]
+    shipped = LocalParams.load()
+    judges = Path(nli_inputs.__code__.co_filename).parent
+    code = b"".join((judges / name).read_bytes() for name in _NLI_PASS_CODE)  # the pass's code changes the tables
+    setting = f"{shipped.contradiction_threshold}:{shipped.lexical_conflicts}".encode()
+    digest = hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes() + code + setting).hexdigest()[:12]
     model = NliModel(adapter, batch_size=128)
     precision = str(model.autocast_dtype()).replace("torch.", "")  # the runtime's precision on this machine
     path = cache / f"local_judge_nli_{tag}_{digest}_{precision}.pkl"
@@ -176,7 +189,14 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
             pairs += nli_inputs(it["record"].sample.sentences, it["features"].best_matches)[1]
         model.predict(pairs)
         tables = [
-            (lambda f: (f.nli, f.nli_verdicts))(it["features"].with_nli(it["record"].sample.sentences, model.predict))
+            (lambda f: (f.nli, f.nli_verdicts))(
+                it["features"].with_nli(
+                    it["record"].sample.sentences,
+                    model.predict,
+                    threshold=shipped.contradiction_threshold,
+                    slots=shipped.lexical_conflicts,
+                )
+            )
             for it in items
         ]
         print(f"  NLI pass over {len(pairs)} pairs of {len(items)} {tag} rows in {time.time() - start:.0f}s")
@@ -185,6 +205,9 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
     for it, (table, verdicts) in zip(items, tables, strict=True):
         it["features"] = dataclasses.replace(it["features"], nli=table, nli_verdicts=verdicts)
     return items
+
+
+_NLI_PASS_CODE = ("local_nli.py", "local_contradiction.py", "local_slots.py")
 
 
 def _weights(items: list[dict]) -> np.ndarray:
@@ -227,8 +250,9 @@ def fit_linear(x, y, w, *, alpha: float) -> Linear:
 def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, dict]:
     """Fit every model on ``items`` (the fitted part), with ``aux`` as weak data for support / hallucination.
 
-    Returns the parameters and the cross-validated choices (aux weight, contradiction threshold).
+    Returns the parameters and the cross-validated choices (aux weight, entailment threshold).
     """
+    shipped = LocalParams.load()
     aux = aux or []
     weights = _weights(items)
     groups = np.array([f"{it['record'].dataset}:{it['record'].sample.metadata['ragbench_id']}" for it in items])
@@ -294,9 +318,10 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
 
     choices: dict = {"cv_hallucination_auroc": {}}
     trials = []
-    # most contradiction-aware settings first (see CV_TOLERANCE). Entailment clears a sentence only from 0.8 up:
-    # the model entails too eagerly below that ("Paris was founded by Vikings on Mars" from a sentence on Paris).
-    grid = [(lex, c, e) for lex in (True, False) for c in (0.9, 0.95, 0.98, 1.01) for e in (0.8, 0.9, 1.01)]
+    # Entailment clears a sentence only from 0.8 up: the model entails too eagerly below that ("Paris was founded
+    # by Vikings on Mars" from a sentence on Paris). The contradiction detector's settings are the shipped ones.
+    lexical, contra = shipped.lexical_conflicts, shipped.contradiction_threshold
+    grid = [(lexical, contra, e) for e in (0.8, 0.9, 1.01)]
     for aux_weight in (0.0, 0.15, 0.3) if aux else (0.0,):
         p_oof = np.zeros(len(sup))
         for train, test in folds:
@@ -309,7 +334,9 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
             p_adj = np.zeros(len(sup))
             for i, it in enumerate(items):
                 mask = sup_of == i
-                p_adj[mask] = nli_adjusted(p_oof[mask], it["features"].nli_verdicts, trial)[0]
+                p_adj[mask] = nli_adjusted(
+                    p_oof[mask], it["features"].nli_verdicts, trial, closest_documents(it["features"])
+                )[0]
             rows = hallucination_rows(p_adj, sup_of, len(items))
             p_h = np.zeros(len(items))
             for train, test in folds:
@@ -318,13 +345,10 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
             score = auroc(hallucinated, p_final)
             choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
             trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
-    # the most contradiction-aware setting (grid order) within CV_TOLERANCE of the best cross-validated AUROC
-    top = max(t[0] for t in trials)
-    by_awareness = sorted(trials, key=lambda t: (not t[2], t[3], t[4]))  # lexical first, then lower thresholds
-    best = next(t for t in by_awareness if t[0] >= top - CV_TOLERANCE)
+    best = max(trials, key=lambda t: t[0])
     _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, p_oof, p_adj, p_final = best
     choices |= {"entailment_threshold": entailment_threshold, "lexical_conflicts": lexical_conflicts}
-    choices |= {"aux_weight": aux_weight, "contradiction_threshold": contradiction_threshold}
+    choices |= {"aux_weight": aux_weight}
     models["support"] = support_and_rows(np.arange(len(items)), aux_weight)
     params_probe = dataclasses.replace(
         _PROBE,
@@ -339,7 +363,8 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
         aux_rows = []
         for it in aux:  # every aux row has a row label; only some have sentence labels
             p_i = models["support"].predict(it["features"].support_inputs)
-            aux_rows.append(adherence_row_features(nli_adjusted(p_i, it["features"].nli_verdicts, params_probe)[0]))
+            adjusted = nli_adjusted(p_i, it["features"].nli_verdicts, params_probe, closest_documents(it["features"]))
+            aux_rows.append(adherence_row_features(adjusted[0]))
         x_h = np.vstack([rows, np.array(aux_rows)])
         y_h = np.concatenate([hallucinated, aux_hallucinated])
         w_h = np.concatenate([weights, np.full(len(aux), aux_weight * weights.sum() / len(aux))])
@@ -370,10 +395,7 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
     return params, choices
 
 
-#: How much cross-validated hallucination AUROC a more contradiction-aware setting may give up: RAGBench has
-#: few contradicted answers, so its AUROC barely rewards catching them, while users need them caught.
-CV_TOLERANCE = 0.01
-_PROBE = LocalParams.load()  # any parameters: only the two NLI thresholds are read by nli_adjusted
+_PROBE = LocalParams.load()  # any parameters: only the entailment threshold is read by nli_adjusted
 
 
 def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: LocalParams) -> np.ndarray:
@@ -511,6 +533,9 @@ def main() -> None:
             "nli_adapter_sha256": hashlib.sha256((adapter / "adapter_model.safetensors").read_bytes()).hexdigest(),
             "written": datetime.date.today().isoformat(),
         }
+        kept = LocalParams.load().metadata.get("contradiction_threshold_from")
+        if kept:  # set by benchmarks/contradiction_dev.py, not here
+            metadata["contradiction_threshold_from"] = kept
         params = LocalParams(**{**params.__dict__, "metadata": metadata})
         target = ROOT / "rageval_lc" / "judges" / "local_params.json"
         target.write_text(params.to_json() + "\n", encoding="utf-8")

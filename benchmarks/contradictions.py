@@ -1,19 +1,25 @@
-"""Contradiction benchmark for the offline judge: does it flag answers that contradict their documents?
+"""Contradiction benchmark for the offline judge: does it call contradicted answers "contradicted", and only those?
 
-1. Hand-written pairs (``benchmarks/data/contradiction_pairs.jsonl``): answers that contradict their context
-   — kinds ``number``, ``date``, ``name``, ``negation``, ``role_swap``, ``unit`` — and faithful answers:
-   ``paraphrase`` (entailed, few words shared with the context) and ``faithful_copy`` (close to its wording).
-2. ``--nli-pairs N``: N pairs drawn (fixed seed, an equal share per source, half entailment and half
-   contradiction) from the held-out NLI split of ``training/train_nli.py`` — sources snli_test,
-   mnli_dev_matched, cad_snli_test and fever_nli_dev; context = premise, response = hypothesis. The question
-   is a fixed generic one, as ``RagSample`` needs a non-empty question.
+Three sets, every sample scored through the public API (``evaluate_sample(sample, ["trace", "faithfulness"],
+judge=LocalJudge())``); a response sentence's outcome is its verdict in the TRACe judgement's notes
+(``sentence_verdicts``: supported / not_found / contradicted):
 
-Every pair is scored through the public API — ``evaluate_sample(sample, ["trace", "faithfulness"],
-judge=LocalJudge())``. A pair is *flagged* when TRACe adherence is 0 (the judge marks a response sentence
-unsupported): catch rate = contradictions flagged, false-alarm rate = faithful pairs flagged. AUROC ranks
-the pairs by 1 − ``adherence_probability`` (the TRACe judgement's notes), contradiction = positive.
+1. **Single-context pairs** (``benchmarks/data/contradiction_pairs.jsonl``, 157): answers that contradict their
+   context — kinds ``number``, ``date``, ``name``, ``negation``, ``role_swap``, ``unit`` — and faithful answers,
+   ``paraphrase`` (few words shared) and ``faithful_copy``. Caught = some sentence called contradicted.
+2. **RAG-shaped cases** (``benchmarks/data/contradiction_rag_cases.jsonl``, 98): two or three passages (the fact
+   in one, distractors in the others), an answer of two or three sentences of which exactly one contradicts;
+   kinds as above plus ``comparison``, each beside a faithful twin. Caught = *that* sentence called contradicted.
+3. ``--nli-pairs N``: held-out NLI pairs (SNLI test, MNLI dev-matched, CAD-SNLI test, and the FEVER half that
+   ``contradiction_dev.py`` never reads), half entailment and half contradiction.
 
-    python benchmarks/contradictions.py [--nli-pairs 600] [--nli-data ../shared/data/nli] [--json PATH] [--adapter DIR]
+For every faithful answer: "false contradicted" (some sentence called contradicted) and, separately, "not all
+supported" (some sentence called anything but supported). AUROC ranks by 1 − ``adherence_probability``.
+**Bystanders**: each sample of sets 1 and 2 is scored again with an off-topic passage
+(``benchmarks/data/off_topic_passages.jsonl``, drawn with a fixed seed) appended; "changed" counts samples
+whose sentence outcomes differ.
+
+    python benchmarks/contradictions.py [--nli-pairs 400] [--json PATH] [--adapter DIR]
 """
 
 from __future__ import annotations
@@ -33,27 +39,39 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from rageval_lc import RagSample, evaluate_sample  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
 from rageval_lc.reports.summary import format_table  # noqa: E402
 
-PAIRS = ROOT / "benchmarks" / "data" / "contradiction_pairs.jsonl"
+DATA = ROOT / "benchmarks" / "data"
+PAIRS = DATA / "contradiction_pairs.jsonl"
+RAG_CASES = DATA / "contradiction_rag_cases.jsonl"
+OFF_TOPIC = DATA / "off_topic_passages.jsonl"
 SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", ROOT.parent / "shared"))
-CONTRADICTION_KINDS = ("number", "date", "name", "negation", "role_swap", "unit")
+CONTRADICTION_KINDS = ("number", "date", "name", "negation", "role_swap", "unit", "comparison")
 FAITHFUL_KINDS = ("paraphrase", "faithful_copy")
 NLI_SOURCES = ("snli_test", "mnli_dev_matched", "cad_snli_test", "fever_nli_dev")
 NLI_QUESTION = "What does the passage say?"
 SEED = 13
 
 
-def load_pairs(path: Path = PAIRS) -> list[dict[str, Any]]:
-    """The hand-written pairs, one JSON object a line."""
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    """One JSON object a line."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def load_pairs(path: Path = PAIRS) -> list[dict[str, Any]]:
+    """The single-context pairs, as cases (``contexts``: the one context)."""
+    return [{**p, "contexts": [p["context"]], "contradicted_sentence": None} for p in load_jsonl(path)]
+
+
 def load_nli(data: Path, n: int, seed: int = SEED) -> list[dict[str, Any]]:
-    """``n`` held-out NLI rows: an equal share per source in NLI_SOURCES, half of each share per label."""
+    """``n`` held-out NLI rows: an equal share per source in NLI_SOURCES, half of each share per label (FEVER: only
+    the half of its held-out claims that ``contradiction_dev.py`` leaves alone)."""
+    from contradiction_dev import fever_half
+
     from training.train_nli import load_splits
 
     _, held_out = load_splits(data)
@@ -63,17 +81,29 @@ def load_nli(data: Path, n: int, seed: int = SEED) -> list[dict[str, Any]]:
         share = n // len(NLI_SOURCES) + (s < n % len(NLI_SOURCES))
         for i, label in enumerate(("contradiction", "entailment")):
             pool = [r for r in held_out if r["source"] == source and r["label"] == label]
+            if source == "fever_nli_dev":
+                pool = [r for r in pool if fever_half(r["hypothesis"]) == "report"]
             take = min(len(pool), share // 2 + (i < share % 2))
-            rows += [{**r, "label": label} for r in rng.sample(pool, take)]
+            rows += [
+                {**r, "label": label, "kind": source, "contexts": [r["premise"]], "response": r["hypothesis"],
+                 "question": NLI_QUESTION, "contradicted_sentence": None}
+                for r in rng.sample(pool, take)
+            ]  # fmt: skip
     return rows
 
 
-def score(samples: list[RagSample], adapter: Path | None = None) -> list[dict[str, Any]]:
-    """Adherence, adherence probability and faithfulness of each sample, by the offline judge (``adapter``: its
-    NLI adapter folder, None for the shipped one)."""
-    from rageval_lc.judges import LocalJudge
+def with_bystander(cases: Sequence[dict[str, Any]], passages: Sequence[str], seed: int = SEED) -> list[dict]:
+    """Each case with one off-topic passage appended (drawn with a fixed seed)."""
+    rng = random.Random(seed)
+    return [{**c, "contexts": [*c["contexts"], rng.choice(list(passages))]} for c in cases]
 
-    judge = LocalJudge(nli=adapter)
+
+def score(cases: Sequence[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
+    """Per case: the sentence outcomes, adherence probability and faithfulness, by ``judge``."""
+    samples = [
+        RagSample(id=str(c.get("id", i)), question=c["question"], contexts=c["contexts"], response=c["response"])
+        for i, c in enumerate(cases)
+    ]
     prepare = getattr(judge, "prepare", None)
     if callable(prepare):
         prepare(samples)
@@ -81,91 +111,119 @@ def score(samples: list[RagSample], adapter: Path | None = None) -> list[dict[st
     for sample in samples:
         try:
             result = evaluate_sample(sample, ["trace", "faithfulness"], judge=judge)
-        except Exception as error:  # one failing pair is counted, not fatal
+        except Exception as error:  # one failing case is counted, not fatal
             print(f"{sample.id}: {type(error).__name__}: {error}", file=sys.stderr)
-            out.append({"adherence": None, "adherence_probability": None, "faithfulness": None, "flagged": False})
+            out.append({"verdicts": None, "adherence_probability": None, "faithfulness": None, "kinds": []})
             continue
         notes = result.details.get("trace", {}).get("judge_notes", {})
-        probability = notes.get("adherence_probability", result.scores().get("adherence_probability"))
-        adherence = result.scores().get("adherence")
         out.append(
             {
-                "adherence": adherence,
-                "adherence_probability": probability,
+                "verdicts": list(notes.get("sentence_verdicts", {}).values()),
+                "adherence_probability": notes.get("adherence_probability"),
                 "faithfulness": result.scores().get("faithfulness"),
-                "flagged": adherence == 0,
+                "kinds": [c.get("kind") for c in notes.get("contradictions", [])],
             }
         )
     return out
+
+
+def caught(case: dict[str, Any], scored: dict[str, Any]) -> bool:
+    """A contradiction is caught when its contradicting sentence (any sentence, for a single-context pair) is
+    called contradicted."""
+    verdicts = scored["verdicts"] or []
+    index = case.get("contradicted_sentence")
+    if index is None:
+        return "contradicted" in verdicts
+    return index < len(verdicts) and verdicts[index] == "contradicted"
 
 
 def _rate(flags: Sequence[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) / len(known) if known else None
-
-
-def _ranking(scored: Sequence[dict[str, Any]]) -> list[float]:
-    """1 − adherence_probability (a missing probability ranks as 0.5)."""
-    return [1.0 - (s["adherence_probability"] if s["adherence_probability"] is not None else 0.5) for s in scored]
-
-
-def summarise(rows: Sequence[dict[str, Any]], scored: Sequence[dict[str, Any]], group: str) -> dict[str, Any]:
-    """Per-group and pooled figures; ``group`` is the row field to group by (``kind`` or ``source``)."""
-    positive = [r["label"] == "contradiction" for r in rows]
-    ranking = _ranking(scored)
+def summarise(cases: Sequence[dict], scored: Sequence[dict], changed: Sequence[bool] | None = None) -> dict:
+    """Figures per kind and pooled."""
+    positive = [c["label"] == "contradiction" for c in cases]
+    ranking = [1.0 - (s["adherence_probability"] if s["adherence_probability"] is not None else 0.5) for s in scored]
     figures: dict[str, Any] = {"groups": {}}
-    for name in dict.fromkeys(r[group] for r in rows):
-        idx = [i for i, r in enumerate(rows) if r[group] == name]
+
+    def group(idx: list[int]) -> dict[str, Any]:
         con = [i for i in idx if positive[i]]
         ent = [i for i in idx if not positive[i]]
-        # AUROC of the group against the other class of the whole set, unless the group holds both classes
-        others = idx if con and ent else idx + [i for i in range(len(rows)) if positive[i] != positive[idx[0]]]
-        figures["groups"][name] = {
+        others = [
+            i for i in con for j, v in enumerate(scored[i]["verdicts"] or [])
+            if j != cases[i].get("contradicted_sentence") and cases[i].get("contradicted_sentence") is not None
+        ]  # fmt: skip
+        return {
             "n": len(idx),
             "contradictions": len(con),
             "faithful": len(ent),
-            "catch_rate": _rate([scored[i]["flagged"] for i in con]),
-            "false_alarm_rate": _rate([scored[i]["flagged"] for i in ent]),
-            "auroc": auroc([positive[i] for i in others], [ranking[i] for i in others]),
-            "mean_adherence_probability": _mean([scored[i]["adherence_probability"] for i in idx]),
-            "mean_faithfulness": _mean([scored[i]["faithfulness"] for i in idx]),
+            "caught": _rate([caught(cases[i], scored[i]) for i in con]),
+            "false_contradicted": _rate([("contradicted" in (scored[i]["verdicts"] or [])) for i in ent]),
+            "not_all_supported": _rate([any(v != "supported" for v in scored[i]["verdicts"] or []) for i in ent]),
+            "other_sentences_contradicted": _rate(
+                [
+                    any(
+                        v == "contradicted" and j != cases[i]["contradicted_sentence"]
+                        for j, v in enumerate(scored[i]["verdicts"] or [])
+                    )
+                    for i in dict.fromkeys(others)
+                ]
+            ),
+            "changed_by_bystander": None if changed is None else sum(changed[i] for i in idx),
+            "errors": sum(scored[i]["verdicts"] is None for i in idx),
         }
-    con = [i for i in range(len(rows)) if positive[i]]
-    ent = [i for i in range(len(rows)) if not positive[i]]
-    figures["pooled"] = {
-        "n": len(rows),
-        "contradictions": len(con),
-        "faithful": len(ent),
-        "catch_rate": _rate([scored[i]["flagged"] for i in con]),
-        "false_alarm_rate": _rate([scored[i]["flagged"] for i in ent]),
-        "auroc": auroc(positive, ranking),
-        "mean_faithfulness_contradiction": _mean([scored[i]["faithfulness"] for i in con]),
-        "mean_faithfulness_faithful": _mean([scored[i]["faithfulness"] for i in ent]),
-        "errors": sum(s["adherence"] is None for s in scored),
-    }
+
+    for name in dict.fromkeys(c["kind"] for c in cases):
+        idx = [i for i, c in enumerate(cases) if c["kind"] == name]
+        figures["groups"][name] = group(idx)
+    figures["pooled"] = group(list(range(len(cases)))) | {"auroc": auroc(positive, ranking)}
     return figures
 
 
 def _table(figures: dict[str, Any], label: str) -> str:
-    rows = [
-        [name, g["n"], g["catch_rate"], g["false_alarm_rate"], g["auroc"], g["mean_adherence_probability"],
-         g["mean_faithfulness"]]
-        for name, g in figures["groups"].items()
-    ]  # fmt: skip
-    pooled = figures["pooled"]
-    rows.append(["all", pooled["n"], pooled["catch_rate"], pooled["false_alarm_rate"], pooled["auroc"], None, None])
-    headers = [label, "n", "catch rate", "false alarms", "AUROC", "mean P(adherent)", "mean faithfulness"]
+    def fmt(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    rows = []
+    for name, g in [*figures["groups"].items(), ("all", figures["pooled"])]:
+        rows.append(
+            [name, g["n"], fmt(g["caught"]), fmt(g["false_contradicted"]), fmt(g["not_all_supported"]),
+             "-" if g["changed_by_bystander"] is None else g["changed_by_bystander"]]
+        )  # fmt: skip
+    headers = [label, "n", "caught", "faithful called contradicted", "faithful not all supported",
+               "changed by a bystander"]  # fmt: skip
     return format_table(headers, rows)
+
+
+def _ordered(figures: dict[str, Any]) -> dict[str, Any]:
+    kinds = figures["groups"]
+    order = [k for k in (*CONTRADICTION_KINDS, *FAITHFUL_KINDS) if k in kinds]
+    figures["groups"] = {k: kinds[k] for k in order} | {k: v for k, v in kinds.items() if k not in order}
+    return figures
+
+
+def run_set(name: str, cases: list[dict], judge: Any, passages: list[str], report: dict) -> None:
+    """Score one set (and, with ``passages``, again with a bystander); print and store its figures."""
+    scored = score(cases, judge)
+    changed = None
+    if passages:
+        again = score(with_bystander(cases, passages), judge)
+        changed = [a["verdicts"] != b["verdicts"] for a, b in zip(scored, again, strict=True)]
+    figures = _ordered(summarise(cases, scored, changed))
+    report[name] = figures
+    report[f"{name}_per_case"] = [
+        {"id": c.get("id"), "kind": c["kind"], "label": c["label"], **s, "changed_by_bystander": None if changed
+         is None else changed[i]} for i, (c, s) in enumerate(zip(cases, scored, strict=True))
+    ]  # fmt: skip
+    print(_table(figures, "kind"))
+    pooled = figures["pooled"]
+    print(f"AUROC (1 − adherence_probability) {pooled['auroc']:.3f}; errors {pooled['errors']}\n")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=Path, default=PAIRS, help="the hand-written pairs (JSONL)")
-    parser.add_argument("--nli-pairs", type=int, default=600, help="held-out NLI pairs to score too (0: none)")
+    parser.add_argument("--nli-pairs", type=int, default=400, help="held-out NLI pairs to score too (0: none)")
     parser.add_argument("--nli-data", type=Path, default=SHARED / "data" / "nli", help="the NLI data folder")
     parser.add_argument("--json", type=Path, help="write every figure to this JSON file")
     parser.add_argument("--adapter", type=Path, help="another NLI adapter folder (default: the shipped one)")
@@ -173,53 +231,25 @@ def main() -> int:
     if args.nli_pairs and not args.nli_data.is_dir():
         print(f"no NLI data folder at {args.nli_data} (pass --nli-data, or --nli-pairs 0)", file=sys.stderr)
         return 2
+    from rageval_lc.judges import LocalJudge
 
-    pairs = load_pairs(args.pairs)
-    nli = load_nli(args.nli_data, args.nli_pairs) if args.nli_pairs else []
-    samples = [RagSample(id=p["id"], question=p["question"], contexts=[p["context"]], response=p["response"])
-               for p in pairs]  # fmt: skip
-    samples += [RagSample(id=f"nli-{i}", question=NLI_QUESTION, contexts=[r["premise"]], response=r["hypothesis"])
-                for i, r in enumerate(nli)]  # fmt: skip
+    judge = LocalJudge(nli=args.adapter)
+    passages = [p["text"] for p in load_jsonl(OFF_TOPIC)]
+    report: dict[str, Any] = {"seed": SEED}
     start = time.perf_counter()
-    scored = score(samples, args.adapter)
-    wall = time.perf_counter() - start
-
-    report: dict[str, Any] = {"pairs": summarise(pairs, scored[: len(pairs)], "kind")}
-    kinds = report["pairs"]["groups"]
-    report["pairs"]["groups"] = {k: kinds[k] for k in (*CONTRADICTION_KINDS, *FAITHFUL_KINDS) if k in kinds} | {
-        k: v for k, v in kinds.items() if k not in CONTRADICTION_KINDS + FAITHFUL_KINDS
-    }
-    print(f"Offline judge (LocalJudge) on {len(pairs)} hand-written pairs ({args.pairs.name}); flagged = TRACe "
-          f"adherence 0; AUROC ranks by 1 − adherence_probability, contradiction = positive (per kind: against "
-          f"every pair of the other label).\n")  # fmt: skip
-    print(_table(report["pairs"], "kind"))
-    pooled = report["pairs"]["pooled"]
-    print(
-        f"\ncatch rate {_fmt(pooled['catch_rate'])}, false-alarm rate {_fmt(pooled['false_alarm_rate'])}, "
-        f"AUROC {_fmt(pooled['auroc'])}; mean faithfulness: contradictions "
-        f"{_fmt(pooled['mean_faithfulness_contradiction'])}, faithful {_fmt(pooled['mean_faithfulness_faithful'])}"
-        f"; errors {pooled['errors']}"
-    )
-    if nli:
-        report["nli"] = summarise(nli, scored[len(pairs) :], "source")
-        report["nli"]["seed"] = SEED
-        print(f"\nHeld-out NLI pairs ({len(nli)} drawn with seed {SEED} from {args.nli_data}; context = premise, "
-              f"response = hypothesis; AUROC within each source).\n")  # fmt: skip
-        print(_table(report["nli"], "source"))
-    report["per_pair"] = [
-        {"id": p["id"], "kind": p["kind"], "label": p["label"], **s} for p, s in zip(pairs, scored, strict=False)
-    ]
-    report["samples"] = len(samples)
-    report["wall_s"] = round(wall, 2)
-    print(f"\n{len(samples)} samples scored in {wall:.1f} s")
+    print(f"Offline judge on {PAIRS.name} (single context; caught = some sentence called contradicted):\n")
+    run_set("pairs", load_pairs(), judge, passages, report)
+    print(f"Offline judge on {RAG_CASES.name} (2-3 passages; caught = the contradicting sentence called so):\n")
+    run_set("rag", load_jsonl(RAG_CASES), judge, passages, report)
+    if args.nli_pairs:
+        print(f"Held-out NLI pairs ({args.nli_pairs}, seed {SEED}; context = premise, response = hypothesis):\n")
+        run_set("nli", load_nli(args.nli_data, args.nli_pairs), judge, [], report)
+    report["wall_s"] = round(time.perf_counter() - start, 1)
+    print(f"scored in {report['wall_s']} s")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         print(f"figures written to {args.json}")
     return 0
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
 
 
 if __name__ == "__main__":

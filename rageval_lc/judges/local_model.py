@@ -160,9 +160,15 @@ class LocalParams:
     context_relevant_threshold: float = 0.5
     support_threshold: float = 0.5
     adherence_threshold: float = 0.5
-    contradiction_threshold: float = 0.5  # an NLI contradiction at least this probable flags the sentence
+    #: the contradiction detector: an NLI contradiction on aligned text at least this probable flags the sentence
+    #: (set for precision on benchmarks/contradiction_dev.py, never on RAGBench)
+    contradiction_threshold: float = 0.5
     entailment_threshold: float = 1.01  # an NLI entailment at least this probable clears it (> 1: never)
-    lexical_conflicts: bool = False  # a conflict the words show (numbers, units, names, negation, roles) flags it
+    #: the contradiction detector's slot checks (numbers, units, dates, names, negation, roles, comparisons)
+    lexical_conflicts: bool = True
+    #: a sentence whose every number, date and name its closest document sentence holds, at least this similar
+    #: to it, is a restatement: unsupported with at most 1 − this (> 1: never)
+    slot_support_similarity: float = 0.8
     completeness: Linear | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 

@@ -117,7 +117,7 @@ class NliModel(Portable):
 
             with quiet_model_loading():
                 tokenizer, base = build_base()
-                model = PeftModel.from_pretrained(base, str(self.adapter)).merge_and_unload()
+                model = PeftModel.from_pretrained(base.float(), str(self.adapter)).merge_and_unload()
             model.eval().to(self.device)
             self._loaded = (tokenizer, model)
         return self._loaded

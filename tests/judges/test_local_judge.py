@@ -200,60 +200,99 @@ def test_prepare_encodes_a_chunk_once_so_scoring_reads_the_cache(fake_judge: Loc
     assert fake_judge.encoder.misses == before  # every text was encoded by prepare
 
 
-# The issue's four contradictions, each beside a faithful paraphrase of the same context (worked out by hand).
-CONTRADICTIONS = [
-    (
-        "How tall is Mount Everest?",
-        "Mount Everest is 8,849 metres tall.",
-        "Mount Everest is 6,120 metres tall.",
-        "Everest rises to a height of 8,849 metres.",
-        "says 6,120 metres; 0a says 8,849 metres",
-    ),
-    (
-        "What is the capital of Australia?",
-        "Canberra is the capital city of Australia. Sydney is its largest city.",
-        "The capital of Australia is Sydney.",
-        "Australia's seat of government is the city of Canberra.",
-        "Sydney",
-    ),
-    (
-        "When did the Berlin Wall fall?",
-        "The Berlin Wall, which divided the city for decades, fell on 9 November 1989.",
-        "The Berlin Wall fell in 1991.",
-        "The wall that split Berlin came down in November 1989.",
-        "1991",
-    ),
-    (
-        "Should children take aspirin?",
-        "Aspirin is not recommended for children under 16 because of the risk of Reye's syndrome.",
-        "Aspirin is recommended for children.",
-        "Young people below sixteen should avoid aspirin, since it can cause Reye's syndrome.",
-        "",
-    ),
-]
+# The table of issue 22, one context each, through LangChain as a new user would: four contradictions (each with
+# the conflict the reason must name) and one faithful restatement in other units (worked out by hand).
+ISSUE_ROWS = [
+    ("Mount Everest is 6,120 metres tall.", "Mount Everest is 8,849 metres tall.", "contradicted",
+     "Contradicted by 0a: says 6,120 metres; 0a says 8,849 metres"),
+    ("Everest rises 8,849 m above sea level.", "Mount Everest is 8,849 metres tall.", "supported", ""),
+    ("The capital of Australia is Sydney.", "Canberra is the capital city of Australia. Sydney is its largest city.",
+     "contradicted", "Contradicted by 0a: says Sydney; 0a says Canberra"),
+    ("The Berlin Wall fell in 1991.", "The Berlin Wall fell on 9 November 1989, after weeks of protest.",
+     "contradicted", "Contradicted by 0a: says 1991; 0a says 9 November 1989"),
+    ("Aspirin is recommended for children.",
+     "Aspirin is not recommended for children because of the risk of Reye's syndrome.", "contradicted",
+     'Contradicted by 0a: says "recommended"; 0a says "not recommended"'),
+]  # fmt: skip
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 12, open: the offline judge does not yet catch these (see BENCHMARKS.md, the NLI pass)",
-)
-@pytest.mark.parametrize(("question", "context", "wrong", "right", "conflict"), CONTRADICTIONS)
-def test_contradictions_fail_and_their_paraphrases_pass(
-    judge: LocalJudge, question: str, context: str, wrong: str, right: str, conflict: str
-) -> None:
-    def score(response: str):
-        sample = RagSample(question=question, contexts=[context], response=response)
-        return evaluate_sample(sample, ["trace", "faithfulness"], judge=judge)
+@pytest.fixture(scope="module")
+def evaluators():
+    from rageval_lc.adapters.langchain import RagEvaluator
 
-    bad, good = score(wrong), score(right)
-    assert bad.scores()["faithfulness"] == 0.0 and bad.scores()["adherence"] == 0.0
-    assert "Contradicted by 0" in bad.results["faithfulness"].reason
-    assert conflict in bad.results["faithfulness"].reason
-    notes = bad.details["trace"]["judge_notes"]
-    assert notes["sentence_verdicts"] == {"a": "contradicted"}
-    assert good.scores()["faithfulness"] == 1.0 and good.scores()["adherence"] == 1.0
-    assert good.details["trace"]["judge_notes"]["sentence_verdicts"] == {"a": "supported"}
-    assert bad.scores()["adherence_probability"] < 0.5 < good.scores()["adherence_probability"]
+    return RagEvaluator("faithfulness"), RagEvaluator("trace")
+
+
+@pytest.mark.parametrize(("answer", "context", "verdict", "reason"), ISSUE_ROWS)
+def test_the_issue_table_comes_out_right(evaluators, answer: str, context: str, verdict: str, reason: str) -> None:
+    faithfulness, trace = evaluators
+    for contexts in ([context], [context, "Bananas are a good source of potassium."]):  # a bystander changes nothing
+        scored = faithfulness.evaluate_strings(prediction=answer, input="What is true?", contexts=contexts)
+        traced = trace.evaluate_strings(prediction=answer, input="What is true?", contexts=contexts)
+        notes = traced["details"]["trace"]["judge_notes"]
+        assert notes["sentence_verdicts"] == {"a": verdict}
+        if verdict == "contradicted":
+            assert scored["score"] == 0.0
+            assert traced["scores"]["adherence"] == 0.0
+            claim_reason = scored["details"]["faithfulness"]["claims"][0]["reason"]
+            assert claim_reason.startswith(reason)
+            (flag,) = notes["contradictions"]
+            assert flag["response_sentence_key"] == "a" and flag["document_sentence_keys"] == ["0a"]
+            assert reason.endswith(flag["conflict"])
+        else:
+            assert scored["score"] == 1.0
+            assert traced["scores"]["adherence"] == 1.0
+            assert "contradictions" not in notes
+
+
+def test_reasons_never_mislead(evaluators) -> None:
+    faithfulness, trace = evaluators
+    scored = faithfulness.evaluate_strings(
+        prediction="No. Penicillin has no effect on viral infections.",
+        input="Does penicillin treat the flu?",
+        contexts=["Penicillin has no effect on viral infections."],
+    )
+    assert scored["score"] == 1.0
+    assert "Contradicted" not in scored["details"]["faithfulness"]["claims"][0]["reason"]
+    traced = trace.evaluate_strings(
+        prediction="Mount Everest is 6,120 metres tall. It rose 1,234 metres in a year.",
+        input="How tall is Everest?",
+        contexts=["Mount Everest is 8,849 metres tall."],
+    )
+    reasons = [s["explanation"] for s in traced["details"]["trace"]["sentence_support"]]
+    assert "6,120 metres" in reasons[0]
+    missing = [r.split("words not in the documents: ")[1] for r in reasons if "words not in the documents" in r]
+    assert missing and not any(c.isdigit() for words in missing for c in words)  # never "120, 6" or "1, 234"
+    off_topic = trace.evaluate_strings(
+        prediction="Mount Everest is 8,849 metres tall.", input="How tall is Everest?",
+        contexts=["The Eiffel Tower is in Paris."],
+    )  # fmt: skip
+    notes = off_topic["details"]["trace"]["judge_notes"]
+    assert notes["sentence_verdicts"] == {"a": "not_found"} and "contradictions" not in notes
+
+
+def test_an_off_topic_passage_changes_no_outcome_of_the_judge(judge: LocalJudge) -> None:
+    """Item 3 as a property, through the whole judge: 30 benchmark cases (fixed seed), each with an off-topic
+    passage appended, keep every sentence's verdict (supported / not found / contradicted)."""
+    import random
+
+    data = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+    read = lambda name: [json.loads(line) for line in (data / name).read_text(encoding="utf-8").splitlines()]  # noqa: E731
+    cases = [(p["question"], [p["context"]], p["response"]) for p in read("contradiction_pairs.jsonl")]
+    cases += [(r["question"], r["contexts"], r["response"]) for r in read("contradiction_rag_cases.jsonl")]
+    passages = [p["text"] for p in read("off_topic_passages.jsonl")]
+    rng = random.Random(11)
+
+    def verdicts(question: str, contexts: list[str], response: str) -> dict:
+        sample = RagSample(question=question, contexts=contexts, response=response)
+        return judge.trace_labels(sample).notes["sentence_verdicts"]
+
+    changed = []
+    for question, contexts, response in rng.sample(cases, 30):
+        passage = rng.choice(passages)
+        if verdicts(question, [*contexts, passage], response) != verdicts(question, contexts, response):
+            changed.append((response, passage))
+    assert changed == []
 
 
 def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_adapter(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rageval_lc.judges.local_nli import NLI_FEATURES, conflict_detail, nli_pairs, nli_table
+from rageval_lc.judges.local_nli import NLI_FEATURES, nli_pairs, nli_table
 from rageval_lc.text import KeyedSentences
 
 SENTENCES = KeyedSentences.from_texts(
@@ -34,52 +34,44 @@ def _fake(rows: dict[str, list[float]]):
     return predict
 
 
-def test_verdicts_supported_contradicted_and_not_found() -> None:
-    rows = {"Mount": [0.02, 0.08, 0.90], "K2": [0.1, 0.8, 0.1], "It": [0.7, 0.2, 0.1]}
-    table, verdicts = nli_table(SENTENCES, [("0a", "1a"), ("0b",)], _fake(rows))
+def test_a_slot_conflict_is_contradicted_whatever_the_model_says() -> None:
+    rows = {"Mount": [0.9, 0.05, 0.05], "K2": [0.1, 0.8, 0.1], "It": [0.7, 0.2, 0.1]}  # the model entails 6,120
+    table, verdicts = nli_table(SENTENCES, [("0a", "1a"), ("0b",)], _fake(rows), threshold=0.97)
     assert table.shape == (2, len(NLI_FEATURES))
     first, second = verdicts
-    # sentence a: pairs 0a (contradiction 0.90), 1a (neutral), window 0a+0b (premise starts "Mount": 0.90)
-    assert first.verdict == "contradicted"
-    assert first.contradiction == pytest.approx(0.90)
+    assert first.verdict == "contradicted" and first.kind == "number"
     assert first.contradicting_keys == ("0a",)
     assert first.detail == "says 6,120 metres; 0a says 8,849 metres"
-    assert table[0, NLI_FEATURES.index("nli_contradicted")] == 1.0
-    # sentence b: 0b entails (0.7) -> supported, although its window (starting "Mount") contradicts
-    assert second.verdict == "supported" and second.entailing_keys == ("0b",)
-    _, verdicts = nli_table(SENTENCES, [("0a", "1a"), ("1a",)], _fake(rows))
-    assert verdicts[1].verdict == "not_found"  # only 1a ("K2", neutral); its document has no window
-
-
-def test_an_entailing_pair_outweighs_a_contradicting_one() -> None:
-    rows = {"It": [0.6, 0.1, 0.3], "K2": [0.0, 0.1, 0.9], "Mount": [0.2, 0.7, 0.1]}
-    _, verdicts = nli_table(SENTENCES, [(), ("0b", "1a")], _fake(rows))
-    assert verdicts[0].verdict == "not_found" and verdicts[0].entailment == 0.0
-    assert verdicts[1].verdict == "supported" and not verdicts[1].lexical
-
-
-def test_a_conflict_the_words_show_outweighs_an_entailing_pair() -> None:
-    rows = {"Mount": [0.9, 0.05, 0.05], "K2": [0.1, 0.8, 0.1]}  # the model misses the changed number
-    table, verdicts = nli_table(SENTENCES, [("0a", "1a"), ()], _fake(rows))
-    assert verdicts[0].verdict == "contradicted" and verdicts[0].lexical
-    assert verdicts[0].detail == "says 6,120 metres; 0a says 8,849 metres"
     assert table[0, NLI_FEATURES.index("lexical_conflict")] == 1.0
     assert table[0, NLI_FEATURES.index("nli_contradicted")] == 0.0
+    # sentence b: no slot differs (Nepal, China); its window 0a-0c (premise "Mount ...": 0.9) entails most
+    assert second.verdict == "supported" and second.entailing_keys == ("0a", "0b", "0c")
 
 
-CONFLICTS = [
-    (
-        "The Berlin Wall fell in 1991.",
-        "The Berlin Wall fell on 9 November 1989.",
-        "says 1991; 0a says 9 November, 1989",
-    ),
-    ("The bag weighs 5 kilograms.", "The bag weighs 5 grams.", "says 5 kilograms; 0a says 5 grams"),
-    ("The capital of Australia is Sydney.", "Canberra is the capital of Australia.", "says Sydney; 0a says Canberra"),
-    ("Aspirin is advised for children.", "Aspirin is not advised for children.", "0a negates what the sentence states"),
-    ("Paris is in France.", "Paris is in France.", ""),
-]
+def test_an_nli_contradiction_counts_only_above_the_threshold_and_on_aligned_text() -> None:
+    keyed = KeyedSentences.from_texts(
+        ["Penguins cannot fly.", "Bananas are a good source of potassium."], "Penguins waddle across the ice."
+    )
+    strong = {"Penguins": [0.01, 0.01, 0.98], "Bananas": [0.01, 0.01, 0.98]}
+    _, verdicts = nli_table(keyed, [("0a", "1a")], _fake(strong), threshold=0.97)
+    # 0.98 >= 0.97 but "Penguins cannot fly" holds none of "waddle", "ice": not aligned, not contradicted
+    assert verdicts[0].verdict == "not_found"
+    aligned = KeyedSentences.from_texts(["Emperor penguins waddle on the ice in winter."], "Penguins waddle on ice.")
+    _, verdicts = nli_table(aligned, [("0a",)], _fake({"Emperor": [0.01, 0.01, 0.98]}), threshold=0.97)
+    assert verdicts[0].verdict == "contradicted" and verdicts[0].kind == "nli"
+    assert verdicts[0].strength == pytest.approx(0.98)
+    _, verdicts = nli_table(aligned, [("0a",)], _fake({"Emperor": [0.04, 0.0, 0.96]}), threshold=0.97)
+    assert verdicts[0].verdict == "not_found"  # 0.96 < 0.97
 
 
-@pytest.mark.parametrize(("claim", "premise", "expected"), CONFLICTS)
-def test_conflict_detail_names_what_differs(claim: str, premise: str, expected: str) -> None:
-    assert conflict_detail(claim, "0a", premise) == expected
+def test_an_entailing_pair_clears_an_nli_contradiction_but_not_a_slot_conflict() -> None:
+    rows = {"It": [0.6, 0.1, 0.3], "K2": [0.0, 0.1, 0.9], "Mount": [0.2, 0.7, 0.1]}
+    _, verdicts = nli_table(SENTENCES, [(), ("0b", "1a")], _fake(rows), threshold=0.5)
+    assert verdicts[0].verdict == "contradicted" and verdicts[0].kind == "number"  # no pair at all: slots speak
+    assert verdicts[1].verdict == "supported" and verdicts[1].kind == ""
+
+
+def test_slot_checks_can_be_turned_off() -> None:
+    rows = {"Mount": [0.9, 0.05, 0.05], "K2": [0.1, 0.8, 0.1], "It": [0.7, 0.2, 0.1]}
+    _, verdicts = nli_table(SENTENCES, [("0a", "1a"), ("0b",)], _fake(rows), threshold=0.97, slots=False)
+    assert verdicts[0].verdict == "supported"

@@ -1,0 +1,615 @@
+"""The offline judge's contradiction detector: is a response sentence contradicted by the documents?
+
+A verdict of its own, apart from the support model fitted on RAGBench (whose hallucinations are nearly all
+additions). Two kinds of evidence, each speaking only where the rest of the sentence *aligns* with the
+document text (most of its other content words are there), so that an unrelated passage never changes a
+verdict:
+
+* **slot checks** (:mod:`~rageval_lc.judges.local_slots`): a number with its unit, a date, a name, a negation,
+  who did what to whom, or a comparison that differs between the sentence and an aligned document sentence,
+  window of sentences or passage — while no aligned document sentence states it as it is;
+* **the NLI model's** contradiction probability against the aligned pairs it scored (single document sentences,
+  a window around the closest one), at least ``threshold`` and above its entailment probability.
+
+The threshold was set for precision on a development set of our own (``benchmarks/contradiction_dev.py``),
+never on RAGBench.
+
+Example:
+    >>> document = [("0a", "Canberra is the capital city of Australia."), ("0b", "Sydney is its largest city.")]
+    >>> units = evidence_units([document])
+    >>> find_conflict("The capital of Australia is Sydney.", units).detail
+    'says Sydney; 0a says Canberra'
+    >>> find_conflict("Canberra is Australia's capital.", units) is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from rageval_lc.judges.local_slots import (
+    ANTONYMS,
+    MONTHS,
+    NEGATIONS,
+    UNITS,
+    Comparison,
+    Date,
+    Quantity,
+    comparisons,
+    dates,
+    names,
+    negated_words,
+    quantities,
+    role_swap,
+    same_name,
+    same_quantity,
+    stem,
+)
+
+__all__ = [
+    "Conflict",
+    "EvidenceUnit",
+    "alignment",
+    "evidence_units",
+    "find_conflict",
+    "frame_words",
+    "nli_conflict",
+    "stating_sentence",
+]
+
+#: Share of a sentence's content words (names, numbers and dates aside) a document text must hold to be compared.
+MIN_ALIGNMENT = 0.6
+#: Stricter for a negation, which turns on one word.
+MIN_NEGATION_ALIGNMENT = 0.7
+#: How sure a slot conflict is taken to be (the NLI model's probability is used when higher).
+SLOT_CONFLICT_STRENGTH = 0.95
+_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|its|it)\b", re.I)
+_LEADING_PRONOUN = re.compile(
+    r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
+)
+_WINDOWS = (2, 3)  # consecutive sentences read together
+_SPELLED_NUMBERS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion "
+    "trillion dozen half".split()
+)
+_FRAME_STOP = frozenset(
+    "a an the of to in on at for and or is are was were be been being by with as it its this that these those has "
+    "have had do does did from into than then there their they them he she his her which who whom what when where "
+    "how also very can could would should will shall may might must any about around approximately roughly nearly "
+    "almost some more less over under up least most than per yes so such only just i we you our your after before "
+    "during since while if although however because according able".split()
+)
+
+
+@dataclass(frozen=True)
+class EvidenceUnit:
+    """Document text a sentence is compared with: one sentence, a window of sentences or a whole passage."""
+
+    keys: tuple[str, ...]
+    text: str
+    kind: str  # "sentence", "window" or "passage"
+    context: str = ""  # a sentence opening with "it", "she", ...: the sentence before it, whose names it may mean
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Why a response sentence is contradicted.
+
+    Attributes:
+        kind: ``number``, ``unit``, ``date``, ``name``, ``negation``, ``role_swap``, ``comparison`` or ``nli``.
+        keys: the document sentence keys that say otherwise.
+        detail: the conflict in words, e.g. ``"says 1991; 1b says 9 November 1989"``.
+        strength: how sure the detector is (the NLI contradiction probability, or a slot conflict's).
+    """
+
+    kind: str
+    keys: tuple[str, ...]
+    detail: str
+    strength: float
+
+
+def evidence_units(documents: Sequence[Sequence[tuple[str, str]]]) -> list[EvidenceUnit]:
+    """Every document sentence, every window of 2 and 3 consecutive sentences of one document, and every
+    passage longer than that (keyed sentences per document, as in ``KeyedSentences.documents``)."""
+    out = []
+    for doc in documents:
+        doc = [(k, t) for k, t in doc if t.strip()]
+        for j, (k, t) in enumerate(doc):
+            before = doc[j - 1][1] if j and _LEADING_PRONOUN.match(t) else ""
+            out.append(EvidenceUnit((k,), t, "sentence", before))
+        for size in _WINDOWS:
+            for start in range(0, len(doc) - size + 1):
+                part = doc[start : start + size]
+                out.append(EvidenceUnit(tuple(k for k, _ in part), " ".join(t for _, t in part), "window"))
+        if len(doc) > max(_WINDOWS):
+            out.append(EvidenceUnit(tuple(k for k, _ in doc), " ".join(t for _, t in doc), "passage"))
+    return out
+
+
+def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
+    """Stems of the content words that frame a statement: no stopwords, numbers, dates, units, negations,
+    nor the words of the names in ``drop_names``.
+
+    Example:
+        >>> sorted(frame_words("The capital of Australia is not Sydney, a 2020 report says.", ["Australia", "Sydney"]))
+        ['capital', 'report', 'says']
+    """
+    dropped = {w.lower() for n in drop_names for w in n.split()}
+    out = set()
+    for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
+        low = word.lower().replace("’", "'").removesuffix("'s")
+        if (
+            low in _FRAME_STOP
+            or low in NEGATIONS
+            or low.endswith("n't")
+            or low in dropped
+            or low in MONTHS
+            or low in UNITS
+            or low in _SPELLED_NUMBERS
+            or len(low) < 2
+        ):
+            continue
+        out.add(stem(low))
+    return out
+
+
+def alignment(hypothesis_frame: set[str], text: str) -> float:
+    """The share of a sentence's frame words found in ``text`` (0 when the sentence has none)."""
+    if not hypothesis_frame:
+        return 0.0
+    words = re.findall(r"[A-Za-z][A-Za-z'’-]*", text.lower())
+    there = {stem(w) for w in words} | {stem(ANTONYMS[w]) for w in words if w in ANTONYMS}  # "closed" aligns "open"
+    return len(hypothesis_frame & there) / len(hypothesis_frame)
+
+
+@dataclass(frozen=True)
+class _Slots:
+    text: str
+    quantities: tuple[Quantity, ...]
+    dates: tuple[Date, ...]
+    names: tuple[str, ...]
+    negated: frozenset[str]
+    comparisons: tuple[Comparison, ...]
+
+
+def _slots(text: str, context: str | None = None) -> _Slots:
+    """The slots of ``text``; ``context``: the other side's text (a sentence-initial word is a name only when
+    capitalised there too)."""
+    bare = re.sub(r"^\s*(?:no|yes)\s*[,.:;!-]\s*", "", text, flags=re.I)  # an answer's "No, ..."
+    return _Slots(
+        bare,
+        tuple(quantities(bare)),
+        tuple(dates(bare)),
+        tuple(names(bare, context)),
+        frozenset(negated_words(bare)),
+        tuple(comparisons(bare)),
+    )
+
+
+def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], list[Quantity]]:
+    new = [q for q in said.quantities if not any(same_quantity(q, e) for e in there.quantities)]
+    old = [e for e in there.quantities if not any(same_quantity(q, e) for q in said.quantities)]
+    return new, old
+
+
+def _unmatched_dates(said: _Slots, there: _Slots) -> tuple[list[Date], list[Date]]:
+    new = [d for d in said.dates if not any(d.agrees_with(e) for e in there.dates)]
+    old = [e for e in there.dates if not any(d.agrees_with(e) for d in said.dates)]
+    return new, old
+
+
+def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[list[str], list[str]]:
+    """(the sentence's names the document text lacks, the document text's names the sentence lacks); ``context``:
+    text whose names a pronoun of the document text may stand for."""
+    meant = names(context) if context else []
+    new = [n for n in said.names if not same_name(n, [*there.names, *meant], there.text)]
+    lower = set(re.findall(r"\b[a-z][\w'’-]*", f"{said.text} {there.text}"))
+    old = [
+        n
+        for n in there.names
+        if not same_name(n, list(said.names), said.text) and not (len(n.split()) == 1 and n.lower() in lower)
+    ]
+    return new, old
+
+
+def _negation_flip(said: _Slots, there: _Slots, frame: set[str]) -> tuple[str, str] | None:
+    """(the side that negates, the word) when a frame word is negated on one side only."""
+    there_frame = frame_words(there.text)
+    for word in sorted((there.negated - said.negated) & frame):
+        return "document", word
+    for word in sorted((said.negated - there.negated) & there_frame):
+        return "sentence", word
+    return None
+
+
+def _comparison_conflict(said: _Slots, there: _Slots) -> tuple[Comparison, Comparison] | None:
+    for a in said.comparisons:
+        for b in there.comparisons:
+            if a.measure != b.measure:
+                continue
+            same_sides = bool(a.left & b.left) and bool(a.right & b.right)
+            swapped = bool(a.left & b.right) and bool(a.right & b.left)
+            if (same_sides and not swapped and a.direction != b.direction) or (
+                swapped and not same_sides and a.direction == b.direction
+            ):
+                return a, b
+    return None
+
+
+def _date_distance(a: Date, b: Date) -> float:
+    return sum(
+        abs((x or 0) - (y or 0)) * w for x, y, w in ((a.year, b.year, 400), (a.month, b.month, 31), (a.day, b.day, 1))
+    )
+
+
+def _family(q: Quantity) -> str:
+    return q.dimension.split("/")[0].split("_")[0]
+
+
+#: which quantities a comparison's measure is read from ("age" and "time" compare dates: earlier is older)
+_MEASURE_FAMILIES = {
+    "price": {"usd", "eur", "gbp", "jpy"}, "weight": {"mass"}, "size": {"length", "area", "volume", "bytes"},
+    "height": {"length"}, "length": {"length", "time"}, "width": {"length"}, "depth": {"length"},
+    "level": {"length", "percent", ""}, "speed": {"speed"}, "heat": {"temperature"}, "power": {"power"},
+    "amount": {"usd", "eur", "gbp", "jpy", "", "percent", "mass", "volume", "bytes", "length", "area"},
+}  # fmt: skip
+_DATE_MEASURES = {"age": -1, "time": 1}  # older = an earlier date; later = a later date
+
+
+def _numeric_comparison(said: _Slots, units: Sequence[EvidenceUnit]) -> Conflict | None:
+    """ "A is cheaper than B" where a document text gives both amounts the other way round."""
+    for comparison in said.comparisons:
+        left, right = comparison.left - comparison.right, comparison.right - comparison.left
+        if not left or not right:
+            continue
+        for unit in units:
+            if unit.kind == "passage":
+                continue
+            values = _side_values(unit.text, left, right, comparison.measure)
+            if values is None:
+                continue
+            (a, a_text), (b, b_text) = values
+            if a == b:
+                continue
+            if (a - b) * comparison.direction < 0:
+                detail = f'says "{comparison.text}"; {_where(unit)} gives {a_text} against {b_text}'
+                return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
+            return None  # the document's figures agree
+    return None
+
+
+def _side_values(text: str, left: frozenset[str], right: frozenset[str], measure: str) -> tuple | None:
+    """The values a text gives for each side of a comparison: each number (or date) goes to the side named last
+    before it in its clause."""
+    words = [(m.start(), stem(m.group())) for m in re.finditer(r"[\w'’-]+", text)]
+    if measure in _DATE_MEASURES:
+        found = [
+            (d.span[0], (d.year or 0) * 400 + (d.month or 0) * 31 + (d.day or 0), d.describe()) for d in dates(text)
+        ]
+        sign = _DATE_MEASURES[measure]
+        found = [(start, sign * value, words_) for start, value, words_ in found]
+    elif measure in _MEASURE_FAMILIES:
+        families = _MEASURE_FAMILIES[measure]
+        found = [(q.span[0], q.value, q.describe()) for q in quantities(text) if _family(q) in families and not q.bound]
+    else:
+        return None
+    sides: dict[str, tuple[float, str]] = {}
+    for start, value, described in found:
+        named = [
+            (pos, "left" if w in left else "right") for pos, w in words if pos < start and (w in left or w in right)
+        ]
+        if not named:
+            continue
+        pos, side = named[-1]
+        if re.search(r"[.;]", text[pos:start]) or side in sides:
+            continue
+        sides[side] = (value, described)
+    if len(sides) < 2:
+        return None
+    return sides["left"], sides["right"]
+
+
+def _closest(said: Quantity, old: list[Quantity]) -> Quantity:
+    """The document's quantity the sentence's one most likely restates: the same number in another unit first,
+    then the same dimension and kind of bound, nearest in value."""
+    return min(
+        old,
+        key=lambda q: (
+            _number_part(q) != _number_part(said),
+            q.dimension != said.dimension,
+            q.bound != said.bound,
+            abs(q.value - said.value),
+        ),
+    )
+
+
+def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflict | None:
+    """The conflict between a sentence and one aligned document text, slot by slot."""
+    there = _slots(unit.text)
+    where = _where(unit)
+    new_n, old_n = _unmatched_names(said, there, unit.context)
+    same_subject = not new_n  # a number or date of another entity is no conflict
+    new_q, old_q = _unmatched_quantities(said, there) if same_subject else ([], [])
+    for q in new_q:
+        rivals = [e for e in old_q if _family(e) == _family(q)]
+        if rivals:
+            e = _closest(q, rivals)
+            kind = "unit" if _number_part(q) == _number_part(e) else "number"
+            return Conflict(
+                kind, unit.keys, f"says {q.describe()}; {where} says {e.describe()}", SLOT_CONFLICT_STRENGTH
+            )
+    new_d, old_d = _unmatched_dates(said, there)
+    if new_d and old_d and same_subject:
+        e = min(old_d, key=lambda d: _date_distance(d, new_d[0]))
+        detail = f"says {new_d[0].describe()}; {where} says {e.describe()}"
+        return Conflict("date", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
+    new_n = [n for n in new_n if n.lower() in said.text.lower()]  # not a name a pronoun was taken for
+    anchored = len(said.names) - len(new_n) >= 1  # another name both share: the same subject, another filler
+    there_frame = frame_words(unit.text, there.names)
+    focused = not there_frame or len(there_frame & frame) >= 0.3 * len(there_frame)  # not a long, many-fact sentence
+    pronoun = _PRONOUN.search(unit.text) is not None  # "He later tutored ...": "he" may be the missing name
+    if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind == "sentence" and focused:
+        if pronoun and not unit.context:
+            return None
+        detail = f"says {', '.join(new_n)}; {where} says {', '.join(old_n[:2])}"
+        return Conflict("name", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
+    swapped = role_swap(said.text, unit.text) or _crossed_roles(said.text, unit.text, frame)
+    if swapped:
+        detail = f"{where} names {swapped[0]} and {swapped[1]} in the other roles"
+        return Conflict("role_swap", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
+    compared = _comparison_conflict(said, there)
+    if compared and alignment(frame, unit.text) >= MIN_ALIGNMENT:
+        detail = f'says "{compared[0].text}"; {where} says "{compared[1].text}"'
+        return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
+    if alignment(frame, unit.text) >= MIN_NEGATION_ALIGNMENT and not new_q and not new_d and not new_n:
+        flipped = _negation_flip(said, there, frame)
+        if flipped:
+            side, word = flipped
+            detail = _negation_detail(said.text, unit.text, word, side, where)
+            return Conflict("negation", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
+    return None
+
+
+_PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
+
+
+def _ordered_frame(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
+        stems = frame_words(word)
+        for s in stems:
+            seen.setdefault(s)
+    return list(seen)
+
+
+def _crossed_roles(sentence: str, document: str, frame: set[str]) -> list[str] | None:
+    """Two words that trade places around a shared word in otherwise the same statement, both in the same voice
+    ("bile is produced by the gallbladder and stored in the liver" against "... by the liver and stored in the
+    gallbladder"; "seals hunt polar bears" against "polar bears hunt seals"). None otherwise."""
+    h, d = _ordered_frame(sentence), _ordered_frame(document)
+    shared = [w for w in h if w in set(d)]
+    if len(shared) < 3 or len(shared) < 0.8 * len(set(h)) or len(shared) < 0.6 * len(set(d)):
+        return None
+    if bool(_PASSIVE.search(sentence)) != bool(_PASSIVE.search(document)):
+        return None
+    where_h = {w: i for i, w in enumerate(w for w in h if w in shared)}
+    where_d = {w: i for i, w in enumerate(w for w in d if w in shared)}
+    for pivot in shared:
+        before_h = {w for w in shared if where_h[w] < where_h[pivot]}
+        after_h = {w for w in shared if where_h[w] > where_h[pivot]}
+        before_d = {w for w in shared if where_d[w] < where_d[pivot]}
+        after_d = {w for w in shared if where_d[w] > where_d[pivot]}
+        crossed_one, crossed_two = before_h & after_d, after_h & before_d
+        once = all(h.count(w) == 1 and d.count(w) == 1 for w in crossed_one | crossed_two)
+        once = once and all(_occurrences(t, crossed_one | crossed_two) for t in (sentence, document))
+        if crossed_one and crossed_two and once and not _coordinated(sentence, crossed_one | crossed_two):
+            return [
+                _word_for(sentence, min(crossed_one, key=where_h.get)),
+                _word_for(sentence, min(crossed_two, key=where_h.get)),
+            ]
+    return None
+
+
+def _occurrences(text: str, stems: set[str]) -> bool:
+    """Whether each of the stems occurs once in the text (a word said twice has no single role)."""
+    found = [stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", text)]
+    return all(found.count(s) == 1 for s in stems)
+
+
+def _coordinated(text: str, stems: set[str]) -> bool:
+    """Whether two of the words stand side by side joined by "and", "or" or a comma (an order that means nothing)."""
+    words = re.findall(r"[A-Za-z][A-Za-z'’-]*|,", text)
+    for a, joiner, b in zip(words, words[1:], words[2:], strict=False):
+        if joiner.lower() in ("and", "or", ",") and stem(a) in stems and stem(b) in stems:
+            return True
+    return False
+
+
+def _word_for(text: str, word_stem: str) -> str:
+    return next((w for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", text) if stem(w) == word_stem), word_stem)
+
+
+def _distinctive(q: Quantity) -> bool:
+    """A number precise enough that two texts giving it mean the same measurement (1,642; 42.195), not 25."""
+    digits = re.sub(r"\D", "", _number_part(q))
+    return len(digits.strip("0")) >= 3
+
+
+def _number_part(q: Quantity) -> str:
+    match = re.search(r"[\d.,\s]*\d|\b[a-z]+(?:[\s-][a-z]+)*\b", q.text.lower())
+    return re.sub(r"[,\s]", "", match.group()) if match else q.text
+
+
+def _negation_detail(sentence: str, document: str, word: str, side: str, where: str) -> str:
+    """'says "recommended"; 0a says "not recommended"' — the words as each side writes them."""
+    negated_text, plain_text = (document, sentence) if side == "document" else (sentence, document)
+    tokens = re.findall(r"[A-Za-z]+(?:['’][a-z]+)?", negated_text)
+    phrase = ""
+    for i, token in enumerate(tokens):
+        if token.lower() in NEGATIONS or token.lower().endswith(("n't", "n’t")):
+            for j in range(i + 1, min(i + 3, len(tokens))):
+                if stem(tokens[j]) == word:
+                    phrase = " ".join(tokens[i : j + 1])
+                    break
+        if phrase:
+            break
+    plain = next((t for t in re.findall(r"[A-Za-z]+", plain_text) if stem(t) == word), word)
+    if not phrase:  # an antonym ("closed" for "not open")
+        phrase = next((t for t in re.findall(r"[A-Za-z]+", negated_text) if ANTONYMS.get(t.lower()) and
+                       stem(ANTONYMS[t.lower()]) == word), f"not {plain}")  # fmt: skip
+    if side == "document":
+        return f'says "{plain}"; {where} says "{phrase}"'
+    return f'says "{phrase}"; {where} says "{plain}"'
+
+
+def _where(unit: EvidenceUnit) -> str:
+    return unit.keys[0] if len(unit.keys) == 1 else f"{unit.keys[0]}–{unit.keys[-1]}"
+
+
+def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
+    """A document sentence says what the sentence says: aligned, every number, date and name found, the same
+    polarity, roles and comparisons."""
+    if alignment(frame, unit.text) < MIN_ALIGNMENT:
+        return False
+    there = _slots(unit.text)
+    return (
+        not _unmatched_quantities(said, there)[0]
+        and not _unmatched_dates(said, there)[0]
+        and not _unmatched_names(said, there, unit.context)[0]
+        and _negation_flip(said, there, frame) is None
+        and role_swap(said.text, unit.text) is None
+        and _crossed_roles(said.text, unit.text, frame) is None
+        and _comparison_conflict(said, there) is None
+    )
+
+
+def _name_alignment(said: _Slots, text: str) -> float:
+    """For a sentence of names alone ("Mount Kilimanjaro is in Kenya"): 1 when all but one of its names are in
+    ``text``, else 0."""
+    found = sum(same_name(n, [], text) for n in said.names)
+    return 1.0 if len(said.names) >= 2 and found == len(said.names) - 1 else 0.0
+
+
+def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | None = None) -> Conflict | None:
+    """The slot conflict between a response sentence and the documents, or None.
+
+    A document sentence that states the sentence as it is clears it. Otherwise the aligned document texts are
+    read, sentences first, then windows, then passages, most aligned first; the first conflict found is returned.
+    ``previous``: the response sentence before it, whose first name a leading "it", "its", "she", ... stands for.
+    """
+    clauses = [c for c in re.split(r";\s+", sentence) if c.strip()]
+    if len(clauses) > 1:
+        return next((c for c in (find_conflict(c, units, previous) for c in clauses) if c is not None), None)
+    documents = " ".join(u.text for u in units if u.kind == "sentence")
+    said = _slots(sentence, documents)
+    if previous and _LEADING_PRONOUN.match(sentence):  # the pronoun stands for one of the names before it
+        said = replace(said, names=tuple(dict.fromkeys((*said.names, *names(previous, documents)))))
+    if not (said.quantities or said.dates or said.names or said.comparisons or frame_words(said.text)):
+        return None
+    frame = frame_words(said.text, said.names)
+    if any(_states(said, frame, u) for u in units if u.kind == "sentence"):
+        return None
+    if said.comparisons:
+        compared = _numeric_comparison(said, units)
+        if compared is not None:
+            return compared
+    order = {"sentence": 0, "window": 1, "passage": 2}
+    scored = [(alignment(frame, u.text) if frame else _name_alignment(said, u.text), u) for u in units]
+    ranked = sorted(scored, key=lambda su: (order[su[1].kind], -su[0]))
+    for score, unit in ranked:  # the same distinctive number in another unit ("42.195 miles" for kilometres)
+        if unit.kind == "sentence" and score < MIN_ALIGNMENT and any(_distinctive(q) for q in said.quantities):
+            conflict = _slot_conflict(said, frame, unit)
+            if conflict is not None and conflict.kind == "unit":
+                return conflict
+    aligned = [u for score, u in ranked if score >= MIN_ALIGNMENT]
+    found_somewhere: _Slots | None = None
+    for unit in aligned:
+        conflict = _slot_conflict(said, frame, unit)
+        if conflict is None:
+            continue
+        if unit.kind == "sentence" or conflict.kind not in ("number", "unit", "date"):
+            return conflict
+        if found_somewhere is None:  # every number and date any aligned text holds
+            texts = [_slots(u.text) for u in aligned]
+            found_somewhere = _Slots(
+                "",
+                tuple(q for t in texts for q in t.quantities),
+                tuple(d for t in texts for d in t.dates),
+                (),
+                frozenset(),
+                (),
+            )
+        if _unmatched_quantities(said, found_somewhere)[0] or _unmatched_dates(said, found_somewhere)[0]:
+            return conflict
+    return None
+
+
+def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str | None = None) -> tuple[str, ...]:
+    """The keys of a document sentence holding every specific the sentence states — each number with its unit,
+    each date and each name, at least one number or date among them — or () when there is none.
+
+    A restatement in other words ("Everest rises 8,849 m above sea level" for "Mount Everest is 8,849 metres
+    tall") shares few words with its source but all of its facts; the judge counts it as support when the two
+    sentences are also close in meaning (see :func:`~rageval_lc.judges.local.nli_adjusted`).
+
+    Example:
+        >>> units = evidence_units([[("0a", "Mount Everest is 8,849 metres tall.")]])
+        >>> stating_sentence("Everest rises 8,849 m above sea level.", units)
+        ('0a',)
+        >>> stating_sentence("Everest rises 8,849 m above Nepal.", units)
+        ()
+    """
+    documents = " ".join(u.text for u in units if u.kind == "sentence")
+    said = _slots(sentence, documents)
+    if previous and _LEADING_PRONOUN.match(sentence):
+        said = replace(said, names=tuple(dict.fromkeys((*said.names, *names(previous, documents)))))
+    if not (said.quantities or said.dates):
+        return ()
+    frame = frame_words(said.text, said.names)
+    for unit in units:
+        if unit.kind != "sentence":
+            continue
+        there = _slots(unit.text)
+        if (
+            not _unmatched_quantities(said, there)[0]
+            and not _unmatched_dates(said, there)[0]
+            and not _unmatched_names(said, there, unit.context)[0]
+            and _negation_flip(said, there, frame) is None
+        ):
+            return unit.keys
+    return ()
+
+
+def nli_conflict(
+    sentence: str,
+    candidates: Sequence[tuple[tuple[str, ...], str]],
+    probabilities: Sequence[Sequence[float]],
+    threshold: float,
+    min_alignment: float = MIN_ALIGNMENT,
+) -> Conflict | None:
+    """A contradiction the NLI model sees: the most contradicting aligned pair, when at least ``threshold``
+    probable and above its entailment, and no pair entails the sentence more than it contradicts it.
+
+    Args:
+        sentence: the response sentence.
+        candidates: the (document keys, premise) pairs scored.
+        probabilities: per candidate, (entailment, neutral, contradiction).
+        threshold: the contradiction probability needed.
+        min_alignment: the share of the sentence's frame words the premise must hold.
+    """
+    said = _slots(sentence)
+    frame = frame_words(said.text, said.names)
+    best: tuple[float, tuple[str, ...]] | None = None
+    top_entailment = max((float(p[0]) for p in probabilities), default=0.0)
+    for (keys, premise), p in zip(candidates, probabilities, strict=True):
+        entail, contra = float(p[0]), float(p[2])
+        if contra < threshold or contra <= entail or alignment(frame, premise) < min_alignment:
+            continue
+        if best is None or contra > best[0]:
+            best = (contra, keys)
+    if best is None or top_entailment >= best[0]:
+        return None
+    return Conflict("nli", best[1], "", best[0])

@@ -1,0 +1,701 @@
+"""The slots a contradiction turns on, normalised: quantities with units, dates, names, negation, comparisons.
+
+Everything here is pure text work, no model. The same fact written another way reads the same: units
+(m / metre(s) / meter(s), km / kilometres, °C / degrees Celsius, % / per cent / percent), thousands
+separators and spaces, spelled numbers (two, twelve, hundred, two million, a dozen), dates in any common
+order (9 November 1989, November 9, 1989, 1989-11-09) and rounding stated as such (about 8,800 m).
+
+Example:
+    >>> [(q.value, q.dimension, q.describe()) for q in quantities("Everest rises 8 849 m, about nine thousand metres.")]
+    [(8849.0, 'length', '8 849 m'), (9000.0, 'length', 'about nine thousand metres')]
+    >>> same_quantity(quantities("8,849 m")[0], quantities("8849 meters")[0])
+    True
+    >>> [d.describe() for d in dates("It fell on November 9, 1989, not in 1991.")]
+    ['9 November 1989', '1991']
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = [
+    "Date",
+    "Quantity",
+    "comparisons",
+    "dates",
+    "names",
+    "negated_words",
+    "quantities",
+    "role_swap",
+    "same_name",
+    "same_quantity",
+    "stem",
+]
+
+MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split()
+    )
+}
+MONTHS |= {m[:3]: i for m, i in list(MONTHS.items())} | {"sept": 9}
+_MONTH_NAMES = [m.capitalize() for m in list(MONTHS)[:12]]
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"  # noqa: E501
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(1[0-9]{3}|20[0-9]{2})"
+_DATE_PATTERNS = (
+    re.compile(rf"\b{_YEAR}-(\d{{1,2}})-(\d{{1,2}})\b"),  # ISO: year, month, day
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH}),?\s+{_YEAR}\b", re.I),  # day, month, year
+    re.compile(rf"\b({_MONTH})\s+{_DAY},?\s+{_YEAR}\b", re.I),  # month, day, year
+    re.compile(rf"\b({_MONTH}),?\s+{_YEAR}\b", re.I),  # month, year
+    re.compile(rf"(?<![\d,.$£€])\b{_YEAR}\b(?![\d,]|\.\d|\s*(?:%|per\b|years?\b))"),  # a year alone
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH})(?![\w])", re.I),  # day, month
+    re.compile(rf"\b({_MONTH})\s+{_DAY}\b(?!\s*(?:%|[.,]\d))", re.I),  # month, day
+)
+_SMALL = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "trillion": 10**12}
+_SCALE_ABBREVIATIONS = {"bn": 1_000_000_000, "mn": 1_000_000}
+_SPELLED = re.compile(
+    r"\b(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+    r"million|billion|trillion|half|dozen|and)(?:[\s-]+|\b))+",
+    re.I,
+)
+_APPROX = re.compile(
+    r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|an estimated|estimated|"
+    r"close to|~|≈)\s*$",
+    re.I,
+)
+_LOWER = re.compile(
+    r"(?:more than|over|at least|above|exceeding|exceeds|upwards of|in excess of|no less than)\s*$", re.I
+)
+_UPPER = re.compile(
+    r"(?:less than|under|up to|at most|below|no more than|fewer than|not exceed|not more than)\s*$", re.I
+)
+_CURRENCY = {"$": "usd", "us$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
+# unit words -> (dimension, factor to the dimension's base unit)
+UNITS: dict[str, tuple[str, float]] = {}
+for _words, _dim, _factor in (
+    ("mm millimetre millimetres millimeter millimeters", "length", 0.001),
+    ("cm centimetre centimetres centimeter centimeters", "length", 0.01),
+    ("m metre metres meter meters", "length", 1.0),
+    ("km kilometre kilometres kilometer kilometers", "length", 1000.0),
+    ("in inch inches", "length", 0.0254),
+    ("ft foot feet", "length", 0.3048),
+    ("mi mile miles", "length", 1609.344),
+    ("µg mcg microgram micrograms", "mass", 1e-6),
+    ("mg milligram milligrams", "mass", 0.001),
+    ("g gram grams", "mass", 1.0),
+    ("kg kilogram kilograms kilo kilos", "mass", 1000.0),
+    ("t tonne tonnes", "mass", 1e6),
+    ("lb lbs pound pounds", "mass", 453.59237),
+    ("oz ounce ounces", "mass", 28.349523),
+    ("mm2 mm² square_millimetres square_millimeters", "area", 1e-6),
+    ("cm2 cm² square_centimetres square_centimeters", "area", 1e-4),
+    ("m2 m² sq_m square_metres square_meters square_metre square_meter", "area", 1.0),
+    ("ha hectare hectares", "area", 1e4),
+    ("km2 km² sq_km square_kilometres square_kilometers square_kilometre square_kilometer", "area", 1e6),
+    ("acre acres", "area", 4046.8564224),
+    ("sq_mi square_mile square_miles", "area", 2589988.110336),
+    ("sq_ft square_foot square_feet", "area", 0.09290304),
+    ("µg/day", "mass", 1e-6),
+    ("ml millilitre millilitres milliliter milliliters", "volume", 0.001),
+    ("l litre litres liter liters", "volume", 1.0),
+    ("gallon gallons", "volume", 3.785411784),
+    ("s sec second seconds", "time", 1.0),
+    ("min minute minutes", "time", 60.0),
+    ("h hr hrs hour hours", "time", 3600.0),
+    ("day days", "time", 86400.0),
+    ("week weeks", "time", 604800.0),
+    ("month months", "months", 1.0),
+    ("year years", "years", 1.0),
+    ("% percent per_cent pc", "percent", 1.0),
+    ("°c celsius degrees_celsius degrees_c", "temperature_c", 1.0),
+    ("°f fahrenheit degrees_fahrenheit degrees_f", "temperature_f", 1.0),
+    ("km/h kph kmh kilometres_per_hour kilometers_per_hour", "speed", 1 / 3.6),
+    ("mph miles_per_hour", "speed", 0.44704),
+    ("w watt watts", "power", 1.0),
+    ("kw kilowatt kilowatts", "power", 1000.0),
+    ("v volt volts", "voltage", 1.0),
+    ("mb megabyte megabytes", "bytes", 1e6),
+    ("gb gigabyte gigabytes", "bytes", 1e9),
+    ("tb terabyte terabytes", "bytes", 1e12),
+    ("usd dollar dollars", "usd", 1.0),
+    ("cent cents", "usd", 0.01),
+    ("eur euro euros", "eur", 1.0),
+    ("gbp", "gbp", 1.0),
+    ("jpy yen", "jpy", 1.0),
+):
+    for _w in _words.split():
+        UNITS[_w.replace("_", " ")] = (_dim, _factor)
+_UNIT_WORDS = sorted(UNITS, key=len, reverse=True)
+_UNIT_AFTER = re.compile(
+    r"\s*(?:-\s*)?(" + "|".join(re.escape(u).replace(r"\ ", r"[\s-]+") for u in _UNIT_WORDS) + r")(?![\w°])", re.I
+)
+_NUMBER = re.compile(
+    r"(?P<currency>(?:US)?[$€£¥])?\s?"
+    r"(?P<number>\d{1,3}(?:(?:,|\u202f|\u00a0|\s)\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)"
+    r"(?:\s*(?P<scale>hundred|thousand|million|billion|trillion|bn|mn)\b)?",
+    re.I,
+)
+_RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(second|minute|hour|day|week|month|year|annum)\b", re.I)
+_COUNT_NOUN = re.compile(r"\s+([a-z][a-z-]{2,})\b")
+_NOT_COUNT_NOUNS = frozenset(
+    "of the and or to in on at for by with as is are was were be from than that which who times per more less "
+    "other others out among new will would can could may might must should shall has have had did does do "
+    "also still then".split()
+)
+_RANGE_JOIN = re.compile(r"^\s*(?:to|-|–|—|and|or)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as stated: its value in the dimension's base unit, how precisely it is stated, and how.
+
+    Attributes:
+        value: the number times its scale (million, ...) in the unit's base (metres, grams, ...).
+        dimension: ``length``, ``mass``, ``percent``, ``usd``, ... or "" for a bare number.
+        step: the stated precision in base units (1 for "12", 0.1 for "4.2", 100 for "about 8,800").
+        approximate: stated as rounded ("about", "roughly", "nearly").
+        bound: "" for a value, "lower" ("more than 500"), "upper" ("up to 1,200 mg").
+        text: the words it was read from.
+        span: where those words are in the text.
+    """
+
+    value: float
+    dimension: str
+    step: float
+    approximate: bool
+    bound: str
+    text: str
+    span: tuple[int, int]
+
+    def describe(self) -> str:
+        """The quantity in words, as the text had it (numbers with thousands separators)."""
+        return self.text
+
+    @property
+    def is_count(self) -> bool:
+        """A bare number (no unit, no currency)."""
+        return not self.dimension
+
+
+@dataclass(frozen=True)
+class Date:
+    """A calendar date, as fully as the text gives it."""
+
+    year: int | None
+    month: int | None
+    day: int | None
+    span: tuple[int, int]
+
+    def describe(self) -> str:
+        parts = [str(self.day)] if self.day else []
+        parts += [_MONTH_NAMES[self.month - 1]] if self.month else []
+        return " ".join([*parts, str(self.year)] if self.year else parts)
+
+    def agrees_with(self, other: Date) -> bool:
+        """The same date as far as both say: 1989 agrees with 9 November 1989; 1991 does not."""
+        if self.year and other.year and self.year != other.year:
+            return False
+        if self.month and other.month and self.month != other.month:
+            return False
+        return not (self.day and other.day and self.day != other.day)
+
+
+def dates(text: str) -> list[Date]:
+    """The dates of ``text`` in order, each read once (the fullest pattern wins)."""
+    found: list[Date] = []
+    taken: list[tuple[int, int]] = []
+    for index, pattern in enumerate(_DATE_PATTERNS):
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            groups = match.groups()
+            if index == 0:
+                year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
+            elif index == 1:
+                day, month, year = int(groups[0]), _month(groups[1]), int(groups[2])
+            elif index == 2:
+                month, day, year = _month(groups[0]), int(groups[1]), int(groups[2])
+            elif index == 3:
+                month, day, year = _month(groups[0]), None, int(groups[1])
+            elif index == 4:
+                year, month, day = int(groups[0]), None, None
+            elif index == 5:
+                day, month, year = int(groups[0]), _month(groups[1]), None
+            else:
+                month, day, year = _month(groups[0]), int(groups[1]), None
+            month_word = {1: 1, 2: 0, 3: 0, 5: 1, 6: 0}.get(index)
+            if month_word is not None and not groups[month_word][0].isupper():
+                continue  # a month is written with a capital ("may 2020" is the verb)
+            if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
+                continue
+            if index == 4 and _unit_after(text, match.end())[0]:
+                continue  # "1280 metres" is a length, not a year
+            found.append(Date(year, month, day, match.span()))
+            taken.append(match.span())
+    return sorted(found, key=lambda d: d.span)
+
+
+def _month(word: str) -> int:
+    return MONTHS[word.lower().rstrip(".")[:4] if word.lower().startswith("sept") else word.lower().rstrip(".")[:3]]
+
+
+def _spelled_value(words: str) -> float | None:
+    """ "two million" -> 2,000,000; "a dozen" -> 12; "twenty-five" -> 25; None when not a number."""
+    tokens = [t for t in re.split(r"[\s-]+", words.lower()) if t and t != "and"]
+    if not tokens or all(t in ("a", "an", "half") for t in tokens):
+        return None
+    total, current, seen = 0.0, 0.0, False
+    for i, token in enumerate(tokens):
+        if token in ("a", "an"):
+            if i + 1 < len(tokens) and tokens[i + 1] in (*_SCALES, "dozen"):
+                current = max(current, 1.0)
+                continue
+            return None if not seen else total + current
+        if token == "half":
+            current = current + 0.5 if current else 0.5
+        elif token == "dozen":
+            current = (current or 1.0) * 12
+        elif token in _SMALL:
+            current += _SMALL[token]
+        elif token in _TENS:
+            current += _TENS[token]
+        elif token == "hundred":
+            current = (current or 1.0) * 100
+        elif token in _SCALES:
+            total += (current or 1.0) * _SCALES[token]
+            current = 0.0
+        else:
+            return None
+        seen = True
+    return total + current if seen else None
+
+
+def _step_of(number: str, approximate: bool) -> float:
+    """The stated precision: one unit of the last written digit (trailing zeros count only when approximate)."""
+    if "." in number:
+        return 10.0 ** -len(number.split(".")[1])
+    if approximate:
+        digits = number.rstrip("0")
+        return 10.0 ** (len(number) - len(digits)) if digits else 1.0
+    return 1.0
+
+
+def _unit_after(text: str, end: int) -> tuple[str, int]:
+    match = _UNIT_AFTER.match(text, end)
+    if not match:
+        return "", end
+    word = re.sub(r"[\s-]+", " ", match.group(1).lower())
+    if word in ("in", "s", "t", "l", "h", "m", "g", "v", "w", "min", "pc") and not _tight_unit(text, match):
+        return "", end  # "in", "m", "s" as unit letters only right after the number ("5 m", "5m")
+    return word, match.end()
+
+
+def _tight_unit(text: str, match: re.Match[str]) -> bool:
+    after = text[match.end() : match.end() + 1]
+    word = match.group(1)
+    if word.lower() == "in":
+        return False  # "5 in" is nearly always the preposition
+    return not after.isalpha() and (match.start(1) - match.start() <= 1)
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Quantities of ``text`` in order: digits or spelled numbers, their scale, unit or currency, whether stated
+    as approximate or as a bound. Dates are not quantities; a bare number up to 10 is left out (list items and
+    counts differ too often in wording); a range ("200 to 400 mg") gives its unit to both ends."""
+    date_spans = [d.span for d in dates(text)]
+    found: list[tuple[int, int, float, str, float, str]] = []  # start, end, value, unit, step, number text
+    for match in _NUMBER.finditer(text):
+        if any(s <= match.start("number") < e for s, e in date_spans):
+            continue
+        glued = re.match(r"[\w]", text[match.end() : match.end() + 1] or " ") and not match.group("scale")
+        if glued and not re.match(r"\d+(?:\.\d+)?[a-zA-Z°µ%]", text[match.start("number") :]):
+            continue  # part of a word or code ("A4", "mp3")
+        if match.start("number") > 0 and re.match(r"[\w.]", text[match.start("number") - 1]):
+            continue  # inside a code or version ("v2", "3.10.4")
+        number = re.sub(r"[,\u202f\u00a0\s]", "", match.group("number"))
+        value = float(number)
+        scale = match.group("scale")
+        factor = float(_SCALES.get((scale or "").lower()) or _SCALE_ABBREVIATIONS.get((scale or "").lower(), 1))
+        unit, end = _unit_after(text, match.end())
+        currency = match.group("currency")
+        if currency:
+            letters = re.match(r"(m|bn|k)\b", text[match.end() : match.end() + 3], re.I)
+            if letters and not scale:  # "€50m", "$3bn", "£40k"
+                factor = {"m": 1e6, "bn": 1e9, "k": 1e3}[letters.group(1).lower()]
+                end = match.end() + len(letters.group(1))
+            unit = _CURRENCY[currency.lower()]
+        start = match.start() if currency else match.start("number")
+        found.append((start, end, value * factor, unit, factor, number))
+    for match in _SPELLED.finditer(text):
+        lead = re.match(r"(?:and[\s-]+)+", match.group(), re.I)
+        begin = match.start() + (lead.end() if lead else 0)
+        words = re.sub(r"[\s-]+and$", "", text[begin : match.end()].strip(" -"), flags=re.I)
+        value = _spelled_value(words)
+        if value is None or any(s < match.end() and begin < e for s, e, *_ in found):
+            continue
+        end = begin + len(words)
+        unit, end = _unit_after(text, end)
+        if unit in ("in",):
+            unit = ""
+        found.append((begin, end, value, unit, max(1.0, 10 ** math.floor(math.log10(value or 1))), "spelled"))
+    found.sort()
+    out: list[Quantity] = []
+    for i, (start, end, value, unit, factor, number) in enumerate(found):
+        if not unit and i + 1 < len(found) and _RANGE_JOIN.match(text[end : found[i + 1][0]]):
+            unit = found[i + 1][3]  # "200 to 400 mg": the unit of the range's end
+        before = text[max(0, start - 24) : start]
+        approximate = bool(_APPROX.search(before))
+        bound = "lower" if _LOWER.search(before) else "upper" if _UPPER.search(before) else ""
+        dimension, unit_factor = UNITS.get(unit, ("", 1.0)) if unit else ("", 1.0)
+        rate = _RATE.match(text, end)
+        if dimension and rate:  # "£45 a month", "10 µg per day": a rate
+            dimension = f"{dimension}/{rate.group(1).lower().replace('annum', 'year')}"
+            end = rate.end()
+        if not dimension and value <= 10 and float(value).is_integer():
+            if re.search(r"\b[A-Z][\w-]*\s*$", text[:start]) and number != "spelled":
+                continue  # a model number ("Pixelon 7", "Apollo 11"), part of a name
+            noun = _COUNT_NOUN.match(text, end)
+            if not noun or noun.group(1) in _NOT_COUNT_NOUNS:
+                continue  # a bare small number: list items and counts differ too often in wording
+            dimension = f"count:{stem(noun.group(1))}"  # "two goals" compares only with goals
+        spelled = number == "spelled"
+        step = (factor if approximate else 1.0) if spelled else _step_of(number, approximate) * factor
+        words = text[start:end].strip()
+        if approximate:
+            words = f"{_APPROX.search(before).group().strip()} {words}"  # type: ignore[union-attr]
+        out.append(
+            Quantity(value * unit_factor, dimension, step * unit_factor, approximate, bound, words, (start, end))
+        )
+    return out
+
+
+def same_quantity(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities state the same amount, allowing for the precision either states.
+
+    Values of different dimensions (metres against miles) never agree; a bound agrees with a value it admits.
+    """
+    if a.dimension != b.dimension:
+        return False
+    if a.bound and not b.bound:
+        return b.value > a.value if a.bound == "lower" else b.value <= a.value
+    if b.bound and not a.bound:
+        return a.value > b.value if b.bound == "lower" else a.value <= b.value
+    tolerance = max(a.step, b.step) / 2
+    if a.approximate or b.approximate:
+        tolerance = max(tolerance, 0.05 * max(abs(a.value), abs(b.value)))
+    return abs(a.value - b.value) <= tolerance * (1 + 1e-9) + 1e-12 * max(abs(a.value), abs(b.value))
+
+
+# --- names ----------------------------------------------------------------------------------------
+
+_NAME = re.compile(
+    r"\b[A-Z][\w'’&.-]*[A-Za-z0-9](?:\s+(?:of\s+|de\s+|von\s+|van\s+|the\s+)?[A-Z][\w'’&.-]*[A-Za-z0-9])*"
+    r"(?:\s+\d{1,2}\b(?![.,:]\d))?"  # "Pixelon 7", "Apollo 11"
+)
+COMMON_STARTS = frozenset(
+    "the a an it its this that these those he she they we you i in on at by for from with as there their his her "
+    "our my your after before during since when while if although however yes no additionally moreover furthermore "
+    "also one two three first second third finally overall thus therefore then many most some several such both "
+    "each all other another because table figure passage abstract background results methods conclusion note "
+    "title summary source question answer according based not only its unlike like until despite".split()
+)
+_NOT_NAMES = frozenset(
+    [m.lower() for m in _MONTH_NAMES] + "monday tuesday wednesday thursday friday saturday sunday i".split()
+)
+
+
+def names(text: str, context: str | None = None) -> list[str]:
+    """Capitalised word runs that are names. A sentence's (or clause's) first word counts only when it is not a
+    common opener and, given ``context`` (the other text of a pair), only when that text has it capitalised too.
+    Months and weekdays are dates, not names.
+
+    Example:
+        >>> names("However, Canberra is the capital. Table 2: Sydney (NSW) is larger. Brisbane is not.")
+        ['Canberra', 'Sydney', 'Brisbane']
+        >>> names("Press the button. Canberra is far.", context="Canberra is the capital.")
+        ['Canberra']
+    """
+    out = []
+    for match in _NAME.finditer(text):
+        words = match.group().split()
+        before = text[: match.start()].rstrip()
+        at_start = not before or before[-1] in ".!?:;(\"'\u201c\u2014" or before.endswith(("-", "\u2013"))
+        first = words[0]
+        if at_start and (
+            first.lower() in COMMON_STARTS
+            or (context is not None and not re.search(rf"\b{re.escape(first)}\b", context))
+        ):
+            words = words[1:]
+        while words and words[0].lower() in ("of", "de", "von", "van", "the"):
+            words = words[1:]
+        words = [w for w in words if w.lower() not in _NOT_NAMES and w.lower().rstrip("s") not in _NOT_NAMES]
+        run = " ".join(w for w in words if len(w) > 1 or w.isdigit())
+        if run and not (run.isupper() and len(run) <= 5) and not run[0].isdigit():
+            out.append(run)
+    return list(dict.fromkeys(out))
+
+
+def stem(word: str) -> str:
+    """A light stem for matching words across forms: lower case, possessive and common suffixes cut.
+
+    Example:
+        >>> [stem(w) for w in ("Australian", "Australia", "capitals", "acquired", "acquires")]
+        ['austral', 'austral', 'capital', 'acquir', 'acquir']
+    """
+    word = word.lower().replace("’", "'").removesuffix("'s").strip("'.")
+    for suffix in ("ians", "ian", "ia", "ions", "ion", "ing", "ies", "ied", "es", "ed", "s", "e", "y"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+_GENERIC_NAME_WORDS = frozenset(
+    "the and of mount mt lake river saint st king queen prince princess president university college city county "
+    "state republic north south east west new old great sir dr mr mrs ms lord lady general".split()
+)
+
+
+def same_name(name: str, text_names: list[str], text: str) -> bool:
+    """Whether a name is found in a text: every specific word of it (stemmed) is among the text's words.
+
+    Example:
+        >>> same_name("Pierre Curie", ["Marie Curie", "Pierre"], "Marie Curie and Pierre")
+        True
+        >>> same_name("Pierre Curie", ["Marie Curie"], "Marie Curie won it.")
+        False
+        >>> same_name("Mount Kilimanjaro", ["Mount Kenya"], "Mount Kenya lies in Kenya.")
+        False
+    """
+    text = _plain(" ".join([text, *text_names]))
+    name = _plain(name)
+    if name.lower() in text.lower():
+        return True
+    tokens = {stem(w) for w in re.findall(r"[\w'’]+", text)}
+    words = [w for w in re.findall(r"[\w'’]+", name) if len(w) > 1 or w.isdigit()]
+    own = [stem(w) for w in words if stem(w) not in _GENERIC_NAME_WORDS]
+    if own and all(w in tokens for w in own):
+        return True
+    if len(words) >= 2 and words[-1][:1].isupper() and stem(words[-1]) not in _GENERIC_NAME_WORDS:
+        # a surname alone ("Hillenburg" for "Stephen Hillenburg"), unless another first name comes with it
+        for match in re.finditer(rf"\b{re.escape(words[-1])}\b", text):
+            before = re.search(r"([A-Z][\w'’-]*)\s+$", text[: match.start()])
+            if before is None or before.group(1) in words:
+                return True
+    return False
+
+
+def _plain(text: str) -> str:
+    """Accents dropped ("Résistance" -> "Resistance")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+# --- polarity, roles, comparisons -------------------------------------------------------------------
+
+NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "without", "n't", "neither"})
+_STOP = frozenset(
+    "a an the of to in on at for and or is are was were be been being by with as it its this that these those "
+    "has have had do does did from into than then there their they them he she his her which who what when "
+    "where how also very can could would should will shall may might must any".split()
+)
+
+
+_ANTONYM_PAIRS = (
+    "open closed",
+    "allowed banned",
+    "allowed prohibited",
+    "allowed forbidden",
+    "permitted prohibited",
+    "safe unsafe",
+    "legal illegal",
+    "possible impossible",
+    "available unavailable",
+    "true false",
+    "alive dead",
+    "included excluded",
+    "able unable",
+    "compatible incompatible",
+    "effective ineffective",
+    "visible invisible",
+    "waterproof leaky",
+    "approved rejected",
+    "accept reject",
+    "accepts rejects",
+    "accepted rejected",
+    "present absent",
+    "required optional",
+    "mandatory optional",
+    "free paid",
+    "public private",
+    "flightless fly",
+    "edible inedible",
+    "reversible irreversible",
+    "contagious noncontagious",
+    "increase decrease",
+    "increased decreased",
+    "increases decreases",
+    "rose fell",
+    "rise fall",
+    "rises falls",
+    "win lose",
+    "won lost",
+)
+#: a word -> the word it negates ("closed" is "not open")
+ANTONYMS = {b: a for a, b in (p.split() for p in _ANTONYM_PAIRS)}
+
+
+def negated_words(text: str) -> set[str]:
+    """Stems of the words within two words after a negation ("not recommended", "never been approved"), and of
+    the word an antonym negates ("closed": not "open").
+
+    Example:
+        >>> sorted(negated_words("It is not recommended and closed on Mondays."))
+        ['open', 'recommend']
+    """
+    tokens = re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower().replace("’", "'"))
+    out = set()
+    for i, token in enumerate(tokens):
+        if token in NEGATIONS or token.endswith("n't"):
+            out.update(stem(t) for t in tokens[i + 1 : i + 3] if t not in _STOP)
+        elif token in ANTONYMS:
+            out.add(stem(ANTONYMS[token]))
+    return out
+
+
+_PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
+
+
+def role_swap(hypothesis: str, premise: str) -> list[str] | None:
+    """The two names both sentences share, when they stand in the other roles: the same two names in the other
+    order, both sentences in the same voice (or the same order in different voices). None otherwise.
+
+    Example:
+        >>> role_swap("Microsoft acquired GitHub.", "GitHub acquired Microsoft in 2018.")
+        ['Microsoft', 'GitHub']
+        >>> role_swap("GitHub was bought by Microsoft.", "Microsoft acquired GitHub in 2018.") is None
+        True
+    """
+    ordered_h = names(hypothesis, premise)
+    ordered_p = [n for n in names(premise, hypothesis) if any(n.lower() == h.lower() for h in ordered_h)]
+    if len(ordered_h) != 2 or len(ordered_p) != 2 or any(len(n.split()) > 3 for n in ordered_h):
+        return None
+    a, b = ordered_h[0].lower(), ordered_h[1].lower()
+    lowered = [n.lower() for n in ordered_p]
+    if a not in lowered or b not in lowered:
+        return None
+    reversed_order = lowered.index(a) > lowered.index(b)
+    voices_differ = bool(_PASSIVE.search(hypothesis)) != bool(_PASSIVE.search(premise))
+    if reversed_order == voices_differ:
+        return None
+    between_h, between_p = _between(hypothesis, ordered_h), _between(premise, ordered_p)
+    if between_h is None or between_p is None or any(_COPULA.search(t) for t in (between_h, between_p)):
+        return None  # "X is the capital of Y" and "the capital of Y is X" say the same
+    if converse_verbs(between_h, between_p):
+        return None  # "France lost to Argentina" and "Argentina beat France" say the same
+    return ordered_h
+
+
+_COPULA = re.compile(r"\b(?:is|are|was|were|be|been|became|become|becomes|remains|'s|and|or|&)\b|,", re.I)
+_CONVERSES = [
+    ("beat beats defeated defeat defeats won", "lost lose loses"),
+    ("sold sell sells", "bought buy buys purchased acquired"),
+    ("lent lend lends loaned", "borrowed borrow borrows"),
+    ("taught teach teaches tutored tutor", "learned studied student"),
+    ("succeeded succeed replaced replace", "preceded precede"),
+    ("gave give gives sent send sends", "received receive receives got"),
+    ("employs employ employed hired", "works work worked"),
+    ("owns own owned", "belongs belong belonged"),
+    ("parent father mother", "child son daughter"),
+    ("named appointed", "became joined"),
+    ("invested", "received raised"),
+    ("preceded", "followed"),
+]
+
+
+def converse_verbs(a: str, b: str) -> bool:
+    """Whether two relation phrases are converses of each other ("lost to" / "beat", "bought" / "sold")."""
+    wa, wb = set(a.lower().split()), set(b.lower().split())
+    for one, two in _CONVERSES:
+        x, y = set(one.split()), set(two.split())
+        if (wa & x and wb & y) or (wa & y and wb & x):
+            return True
+    return False
+
+
+def _between(text: str, pair: list[str]) -> str | None:
+    low = text.lower()
+    i, j = low.find(pair[0].lower()), low.find(pair[1].lower())
+    if i < 0 or j < 0:
+        return None
+    first, second = (i, pair[0]) if i < j else (j, pair[1]), (j, pair[1]) if i < j else (i, pair[0])
+    return text[first[0] + len(first[1]) : second[0]]
+
+
+# comparative -> (what it measures, direction)
+_COMPARATIVES = {
+    "cheaper": ("price", -1), "less expensive": ("price", -1), "more expensive": ("price", 1), "pricier": ("price", 1),
+    "costlier": ("price", 1), "heavier": ("weight", 1), "lighter": ("weight", -1), "older": ("age", 1),
+    "younger": ("age", -1), "newer": ("age", -1), "larger": ("size", 1), "bigger": ("size", 1),
+    "smaller": ("size", -1), "taller": ("height", 1), "shorter": ("length", -1), "longer": ("length", 1),
+    "faster": ("speed", 1), "quicker": ("speed", 1), "slower": ("speed", -1), "higher": ("level", 1),
+    "lower": ("level", -1), "warmer": ("heat", 1), "hotter": ("heat", 1), "colder": ("heat", -1),
+    "cooler": ("heat", -1), "earlier": ("time", -1), "later": ("time", 1), "more": ("amount", 1),
+    "less": ("amount", -1), "fewer": ("amount", -1), "greater": ("amount", 1), "wider": ("width", 1),
+    "narrower": ("width", -1), "deeper": ("depth", 1), "shallower": ("depth", -1), "stronger": ("strength", 1),
+    "weaker": ("strength", -1), "better": ("quality", 1), "worse": ("quality", -1), "louder": ("loudness", 1),
+    "quieter": ("loudness", -1), "safer": ("risk", -1), "riskier": ("risk", 1), "more dangerous": ("risk", 1),
+    "less dangerous": ("risk", -1), "more efficient": ("efficiency", 1), "less efficient": ("efficiency", -1),
+}  # fmt: skip
+_COMPARATIVE = re.compile(
+    r"\b(" + "|".join(sorted((re.escape(c) for c in _COMPARATIVES), key=len, reverse=True)) + r")\b"
+    r"(?:\s+\w+){0,3}?\s+than\s+([^,.;:]+)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """ "A is cheaper than B": the measure, its direction, and the content-word stems of each side."""
+
+    measure: str
+    direction: int
+    left: frozenset[str]
+    right: frozenset[str]
+    text: str
+
+
+def comparisons(text: str) -> list[Comparison]:
+    """The "... -er than ..." comparisons of ``text``, each with the words of its two sides.
+
+    Example:
+        >>> c = comparisons("The Aria 5 is cheaper than the Volt X.")[0]
+        >>> c.measure, c.direction, sorted(c.left), sorted(c.right)
+        ('price', -1, ['5', 'aria'], ['volt', 'x'])
+    """
+    out = []
+    for match in _COMPARATIVE.finditer(text):
+        measure, direction = _COMPARATIVES[match.group(1).lower()]
+        clause = re.split(r"[,;:]|\b(?:and|but|while|whereas|which|that)\b", text[: match.start()])[-1]
+        left = _side_words(clause)
+        right = _side_words(match.group(2))
+        if left and right:
+            out.append(Comparison(measure, direction, left, right, match.group(0)))
+    return out
+
+
+def _side_words(text: str) -> frozenset[str]:
+    words = re.findall(r"[\w'’]+", text.lower())
+    verbs = {"is", "are", "was", "were", "costs", "cost", "weighs", "weigh", "runs", "run", "be", "been", "much", "far"}
+    return frozenset(stem(w) for w in words if w not in _STOP and w not in verbs)
