@@ -80,7 +80,8 @@ _FRAME_STOP = frozenset(
     "have had do does did from into than then there their they them he she his her which who whom what when where "
     "how also very can could would should will shall may might must any about around approximately roughly nearly "
     "almost some more less over under up least most than per yes so such only just i we you our your after before "
-    "during since while if although however because according able".split()
+    "during since while if although however because according able went go goes gone came come comes got get gets "
+    "made make makes took take takes put puts".split()
 )
 
 
@@ -173,6 +174,12 @@ class _Slots:
     names: tuple[str, ...]
     negated: frozenset[str]
     comparisons: tuple[Comparison, ...]
+    meant: tuple[str, ...] = ()  # a leading "it", "she", ...: the previous response sentence's names, one meant
+
+    @property
+    def subject(self) -> str:
+        """The name a leading pronoun most likely stands for (the previous sentence's first), or ""."""
+        return self.meant[0] if self.meant else ""
 
 
 def _slots(text: str, context: str | None = None) -> _Slots:
@@ -213,6 +220,21 @@ def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[li
         if not same_name(n, list(said.names), said.text) and not (len(n.split()) == 1 and n.lower() in lower)
     ]
     return new, old
+
+
+def _meant_found(said: _Slots, there: _Slots, context: str = "") -> bool:
+    """For a sentence opening with a pronoun: whether one of the names it may stand for is in the document text."""
+    if not said.meant:
+        return True
+    meant = [*there.names, *(names(context) if context else [])]
+    return any(same_name(n, meant, there.text) for n in said.meant)
+
+
+def _with_previous(said: _Slots, sentence: str, previous: str | None, documents: str) -> _Slots:
+    """The slots with the names a leading pronoun may stand for (those of the previous response sentence)."""
+    if previous and _LEADING_PRONOUN.match(sentence):
+        return replace(said, meant=tuple(n for n in names(previous, documents) if n not in said.names))
+    return said
 
 
 def _negation_flip(said: _Slots, there: _Slots, frame: set[str]) -> tuple[str, str] | None:
@@ -331,7 +353,8 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     there = _slots(unit.text)
     where = _where(unit)
     new_n, old_n = _unmatched_names(said, there, unit.context)
-    same_subject = not new_n  # a number or date of another entity is no conflict
+    meant = _meant_found(said, there, unit.context)
+    same_subject = not new_n and meant  # a number or date of another entity is no conflict
     new_q, old_q = _unmatched_quantities(said, there) if same_subject else ([], [])
     for q in new_q:
         rivals = [e for e in old_q if _family(e) == _family(q)]
@@ -346,17 +369,18 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
         e = min(old_d, key=lambda d: _date_distance(d, new_d[0]))
         detail = f"says {new_d[0].describe()}; {where} says {e.describe()}"
         return Conflict("date", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    new_n = [n for n in new_n if n.lower() in said.text.lower()]  # not a name a pronoun was taken for
-    anchored = len(said.names) - len(new_n) >= 1  # another name both share: the same subject, another filler
+    # another name both share (or the one a leading pronoun stands for): the same subject, another filler
+    anchored = len(said.names) - len(new_n) >= 1 or (bool(said.meant) and meant)
     there_frame = frame_words(unit.text, there.names)
-    focused = not there_frame or len(there_frame & frame) >= 0.3 * len(there_frame)  # not a long, many-fact sentence
-    pronoun = _PRONOUN.search(unit.text) is not None  # "He later tutored ...": "he" may be the missing name
+    # not a long sentence of many facts (a sentence of names alone is compared on its names)
+    focused = not frame or not there_frame or len(there_frame & frame) >= 0.3 * len(there_frame)
     if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind == "sentence" and focused:
-        if pronoun and not unit.context:
+        if _LEADING_PRONOUN.match(unit.text) and not unit.context:  # "He later tutored ...": he may be the name
             return None
         detail = f"says {', '.join(new_n)}; {where} says {', '.join(old_n[:2])}"
         return Conflict("name", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    swapped = role_swap(said.text, unit.text) or _crossed_roles(said.text, unit.text, frame)
+    said_text, unit_text = _resolved(said.text, said.subject), _resolved(unit.text, _first_name(unit.context))
+    swapped = role_swap(said_text, unit_text) or _crossed_roles(said.text, unit.text, frame)
     if swapped:
         detail = f"{where} names {swapped[0]} and {swapped[1]} in the other roles"
         return Conflict("role_swap", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
@@ -432,6 +456,19 @@ def _word_for(text: str, word_stem: str) -> str:
     return next((w for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", text) if stem(w) == word_stem), word_stem)
 
 
+def _first_name(text: str) -> str:
+    found = names(text) if text else []
+    return found[0] if found else ""
+
+
+def _resolved(text: str, subject: str) -> str:
+    """The text with a leading "it", "he", "she" or "they" replaced by ``subject`` (when there is one)."""
+    if not subject:
+        return text
+    return re.sub(r"^(\s*(?:(?:later|then|also|in \w+ \d{4}|in \d{4}),?\s+)?)(?:it|he|she|they)\b", rf"\g<1>{subject}",
+                  text, count=1, flags=re.I)  # fmt: skip
+
+
 def _distinctive(q: Quantity) -> bool:
     """A number precise enough that two texts giving it mean the same measurement (1,642; 42.195), not 25."""
     digits = re.sub(r"\D", "", _number_part(q))
@@ -479,6 +516,7 @@ def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
         not _unmatched_quantities(said, there)[0]
         and not _unmatched_dates(said, there)[0]
         and not _unmatched_names(said, there, unit.context)[0]
+        and _meant_found(said, there, unit.context)
         and _negation_flip(said, there, frame) is None
         and role_swap(said.text, unit.text) is None
         and _crossed_roles(said.text, unit.text, frame) is None
@@ -505,8 +543,7 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
         return next((c for c in (find_conflict(c, units, previous) for c in clauses) if c is not None), None)
     documents = " ".join(u.text for u in units if u.kind == "sentence")
     said = _slots(sentence, documents)
-    if previous and _LEADING_PRONOUN.match(sentence):  # the pronoun stands for one of the names before it
-        said = replace(said, names=tuple(dict.fromkeys((*said.names, *names(previous, documents)))))
+    said = _with_previous(said, sentence, previous, documents)
     if not (said.quantities or said.dates or said.names or said.comparisons or frame_words(said.text)):
         return None
     frame = frame_words(said.text, said.names)
@@ -563,9 +600,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
         ()
     """
     documents = " ".join(u.text for u in units if u.kind == "sentence")
-    said = _slots(sentence, documents)
-    if previous and _LEADING_PRONOUN.match(sentence):
-        said = replace(said, names=tuple(dict.fromkeys((*said.names, *names(previous, documents)))))
+    said = _with_previous(_slots(sentence, documents), sentence, previous, documents)
     if not (said.quantities or said.dates):
         return ()
     frame = frame_words(said.text, said.names)
@@ -577,6 +612,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
             not _unmatched_quantities(said, there)[0]
             and not _unmatched_dates(said, there)[0]
             and not _unmatched_names(said, there, unit.context)[0]
+            and _meant_found(said, there, unit.context)
             and _negation_flip(said, there, frame) is None
         ):
             return unit.keys
