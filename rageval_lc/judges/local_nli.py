@@ -9,16 +9,7 @@ and the NLI model's contradiction probability on aligned text) finds a conflict,
 is entailed) or ``not_found``. A contradiction names the document sentence and what conflicts.
 
 Example:
-    >>> from rageval_lc.judges.local_contradiction import (
-    Conflict,
-    alignment,
-    evidence_units,
-    find_conflict,
-    frame_words,
-    nli_conflict,
-    stating_sentence,
-)
-from rageval_lc.text import KeyedSentences
+    >>> from rageval_lc.text import KeyedSentences
     >>> keyed = KeyedSentences.from_texts(["The Berlin Wall fell on 9 November 1989."], "The Berlin Wall fell in 1991.")
     >>> _, verdicts = nli_table(keyed, [("0a",)], lambda pairs: [[0.8, 0.1, 0.1]] * len(pairs), threshold=0.9)
     >>> verdicts[0].verdict, verdicts[0].detail
