@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from rageval_lc.judges.local_slots import (
     ANTONYMS,
@@ -70,6 +71,7 @@ _LEADING_PRONOUN = re.compile(
     r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
 )
 _WINDOWS = (2, 3)  # consecutive sentences read together
+_CACHED_TEXTS = 4096  # texts whose slots, frame words and stems are remembered (a chunk's document sentences)
 _SPELLED_NUMBERS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion "
@@ -138,6 +140,11 @@ def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
         >>> sorted(frame_words("The capital of Australia is not Sydney, a 2020 report says.", ["Australia", "Sydney"]))
         ['capital', 'report', 'says']
     """
+    return set(_frame_words(text, tuple(drop_names)))
+
+
+@lru_cache(maxsize=_CACHED_TEXTS)
+def _frame_words(text: str, drop_names: tuple[str, ...]) -> frozenset[str]:
     dropped = {w.lower() for n in drop_names for w in n.split()}
     out = set()
     for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
@@ -154,16 +161,21 @@ def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
         ):
             continue
         out.add(stem(low))
-    return out
+    return frozenset(out)
 
 
 def alignment(hypothesis_frame: set[str], text: str) -> float:
     """The share of a sentence's frame words found in ``text`` (0 when the sentence has none)."""
     if not hypothesis_frame:
         return 0.0
+    return len(hypothesis_frame & _stems(text)) / len(hypothesis_frame)
+
+
+@lru_cache(maxsize=_CACHED_TEXTS)
+def _stems(text: str) -> frozenset[str]:
+    """Stems of every word of ``text``, and of the word each antonym negates ("closed" aligns "open")."""
     words = re.findall(r"[A-Za-z][A-Za-z'’-]*", text.lower())
-    there = {stem(w) for w in words} | {stem(ANTONYMS[w]) for w in words if w in ANTONYMS}  # "closed" aligns "open"
-    return len(hypothesis_frame & there) / len(hypothesis_frame)
+    return frozenset({stem(w) for w in words} | {stem(ANTONYMS[w]) for w in words if w in ANTONYMS})
 
 
 @dataclass(frozen=True)
@@ -182,6 +194,7 @@ class _Slots:
         return self.meant[0] if self.meant else ""
 
 
+@lru_cache(maxsize=_CACHED_TEXTS)
 def _slots(text: str, context: str | None = None) -> _Slots:
     """The slots of ``text``; ``context``: the other side's text (a sentence-initial word is a name only when
     capitalised there too)."""

@@ -20,6 +20,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = [
     "Date",
@@ -448,6 +449,7 @@ def names(text: str, context: str | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem for matching words across forms: lower case, possessive and common suffixes cut.
 
@@ -483,7 +485,7 @@ def same_name(name: str, text_names: list[str], text: str) -> bool:
     name = _plain(name)
     if name.lower() in text.lower():
         return True
-    tokens = {stem(w) for w in re.findall(r"[\w'’]+", text)}
+    tokens = _token_stems(text)
     words = [w for w in re.findall(r"[\w'’]+", name) if len(w) > 1 or w.isdigit()]
     own = [stem(w) for w in words if stem(w) not in _GENERIC_NAME_WORDS]
     if own and all(w in tokens for w in own):
@@ -497,6 +499,12 @@ def same_name(name: str, text_names: list[str], text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
+def _token_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[\w'’]+", text))
+
+
+@lru_cache(maxsize=4096)
 def _plain(text: str) -> str:
     """Accents dropped ("Résistance" -> "Resistance")."""
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
