@@ -63,7 +63,16 @@ __all__ = [
 #: Share of a sentence's content words (names, numbers and dates aside) a document text must hold to be compared.
 MIN_ALIGNMENT = 0.6
 #: Stricter for a negation, which turns on one word.
-MIN_NEGATION_ALIGNMENT = 0.7
+MIN_NEGATION_ALIGNMENT = 0.8
+#: Share of a document sentence's frame words the response sentence must hold for a name, role or negation
+#: conflict: the two say nearly the same thing, not a long sentence of many facts that shares a few words.
+MIN_FOCUS = 0.5
+#: The same for a number or date conflict.
+MIN_FIGURE_FOCUS = 0.3
+#: The same for a negation ("not recommended for children because of the risk of Reye's syndrome").
+MIN_NEGATION_FOCUS = 0.4
+#: A name conflict: the share of the sentence's frame words the document sentence holds (it adds nothing else).
+MIN_NAME_ALIGNMENT = 0.8
 #: How sure a slot conflict is taken to be (the NLI model's probability is used when higher).
 SLOT_CONFLICT_STRENGTH = 0.95
 _PRONOUN = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|its|it)\b", re.I)
@@ -145,7 +154,7 @@ def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
 
 @lru_cache(maxsize=_CACHED_TEXTS)
 def _frame_words(text: str, drop_names: tuple[str, ...]) -> frozenset[str]:
-    dropped = {w.lower() for n in drop_names for w in n.split()}
+    dropped = {w.lower().replace("’", "'").removesuffix("'s") for n in drop_names for w in n.split()}
     out = set()
     for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
         low = word.lower().replace("’", "'").removesuffix("'s")
@@ -198,7 +207,8 @@ class _Slots:
 def _slots(text: str, context: str | None = None) -> _Slots:
     """The slots of ``text``; ``context``: the other side's text (a sentence-initial word is a name only when
     capitalised there too)."""
-    bare = re.sub(r"^\s*(?:no|yes)\s*[,.:;!-]\s*", "", text, flags=re.I)  # an answer's "No, ..."
+    bare = re.sub(r"^\s*(?:no|yes|if not)\s*[,.:;!-]\s*", "", text, flags=re.I)  # an answer's "No, ..."
+    bare = re.sub(r"\s*\([^()]*\)", "", bare)  # a parenthesis is an aside, not the statement
     return _Slots(
         bare,
         tuple(quantities(bare)),
@@ -251,7 +261,10 @@ def _with_previous(said: _Slots, sentence: str, previous: str | None, documents:
 
 
 def _negation_flip(said: _Slots, there: _Slots, frame: set[str]) -> tuple[str, str] | None:
-    """(the side that negates, the word) when a frame word is negated on one side only."""
+    """(the side that negates, the word) when a frame word is negated on one side only, and the other side
+    negates nothing ("it is not safe to drive" and "do not drive" agree)."""
+    if said.negated and there.negated:
+        return None
     there_frame = frame_words(there.text)
     for word in sorted((there.negated - said.negated) & frame):
         return "document", word
@@ -367,7 +380,10 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     where = _where(unit)
     new_n, old_n = _unmatched_names(said, there, unit.context)
     meant = _meant_found(said, there, unit.context)
-    same_subject = not new_n and meant  # a number or date of another entity is no conflict
+    there_frame = frame_words(unit.text, there.names)
+    # how much of the document text the sentence holds: a long text of many facts that shares a few words is no rival
+    focus = 1.0 if not frame or not there_frame else len(there_frame & frame) / len(there_frame)
+    same_subject = not new_n and meant and focus >= MIN_FIGURE_FOCUS  # another entity's number is no conflict
     new_q, old_q = _unmatched_quantities(said, there) if same_subject else ([], [])
     for q in new_q:
         rivals = [e for e in old_q if _family(e) == _family(q)]
@@ -384,16 +400,17 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
         return Conflict("date", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
     # another name both share (or the one a leading pronoun stands for): the same subject, another filler
     anchored = len(said.names) - len(new_n) >= 1 or (bool(said.meant) and meant)
-    there_frame = frame_words(unit.text, there.names)
-    # not a long sentence of many facts (a sentence of names alone is compared on its names)
-    focused = not frame or not there_frame or len(there_frame & frame) >= 0.3 * len(there_frame)
+    focused = focus >= MIN_FOCUS
+    covered = alignment(frame, unit.text) >= MIN_NAME_ALIGNMENT  # it adds nothing but the other name
     if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind == "sentence" and focused:
+        if not covered:
+            return None
         if _LEADING_PRONOUN.match(unit.text) and not unit.context:  # "He later tutored ...": he may be the name
             return None
         detail = f"says {', '.join(new_n)}; {where} says {', '.join(old_n[:2])}"
         return Conflict("name", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
     said_text, unit_text = _resolved(said.text, said.subject), _resolved(unit.text, _first_name(unit.context))
-    swapped = role_swap(said_text, unit_text) or _crossed_roles(said.text, unit.text, frame)
+    swapped = (role_swap(said_text, unit_text) or _crossed_roles(said.text, unit.text, frame)) if focused else None
     if swapped:
         detail = f"{where} names {swapped[0]} and {swapped[1]} in the other roles"
         return Conflict("role_swap", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
@@ -401,7 +418,8 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     if compared and alignment(frame, unit.text) >= MIN_ALIGNMENT:
         detail = f'says "{compared[0].text}"; {where} says "{compared[1].text}"'
         return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    if alignment(frame, unit.text) >= MIN_NEGATION_ALIGNMENT and not new_q and not new_d and not new_n:
+    aligned = alignment(frame, unit.text) >= MIN_NEGATION_ALIGNMENT
+    if aligned and focus >= MIN_NEGATION_FOCUS and unit.kind == "sentence" and not new_q and not new_d and not new_n:
         flipped = _negation_flip(said, there, frame)
         if flipped:
             side, word = flipped
@@ -428,8 +446,8 @@ def _crossed_roles(sentence: str, document: str, frame: set[str]) -> list[str] |
     gallbladder"; "seals hunt polar bears" against "polar bears hunt seals"). None otherwise."""
     h, d = _ordered_frame(sentence), _ordered_frame(document)
     shared = [w for w in h if w in set(d)]
-    if len(shared) < 3 or len(shared) < 0.8 * len(set(h)) or len(shared) < 0.6 * len(set(d)):
-        return None
+    if len(shared) < 3 or len(shared) < 0.8 * len(set(h)) or len(shared) < 0.8 * len(set(d)) or len(set(d)) > 12:
+        return None  # two short statements of the same words only
     if bool(_PASSIVE.search(sentence)) != bool(_PASSIVE.search(document)):
         return None
     where_h = {w: i for i, w in enumerate(w for w in h if w in shared)}
@@ -441,6 +459,7 @@ def _crossed_roles(sentence: str, document: str, frame: set[str]) -> list[str] |
         after_d = {w for w in shared if where_d[w] > where_d[pivot]}
         crossed_one, crossed_two = before_h & after_d, after_h & before_d
         once = all(h.count(w) == 1 and d.count(w) == 1 for w in crossed_one | crossed_two)
+        once = once and not any(_comma_between(t, crossed_one, crossed_two) for t in (sentence, document))
         once = once and all(_occurrences(t, crossed_one | crossed_two) for t in (sentence, document))
         if crossed_one and crossed_two and once and not _coordinated(sentence, crossed_one | crossed_two):
             return [
@@ -448,6 +467,15 @@ def _crossed_roles(sentence: str, document: str, frame: set[str]) -> list[str] |
                 _word_for(sentence, min(crossed_two, key=where_h.get)),
             ]
     return None
+
+
+def _comma_between(text: str, one: set[str], two: set[str]) -> bool:
+    """Whether a comma stands between a word of ``one`` and a word of ``two`` (they are in different clauses)."""
+    spots = [(m.start(), stem(m.group())) for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*|,", text)]
+    a = [i for i, w in spots if w in one]
+    b = [i for i, w in spots if w in two]
+    commas = [i for i, w in spots if w == ","]
+    return bool(a and b) and any(min(a[0], b[0]) < c < max(a[0], b[0]) for c in commas)
 
 
 def _occurrences(text: str, stems: set[str]) -> bool:
@@ -537,6 +565,17 @@ def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
     )
 
 
+def _named_elsewhere(said: _Slots, frame: set[str], unit: EvidenceUnit, units: Sequence[EvidenceUnit]) -> bool:
+    """Whether the sentence's names all stand in another document sentence about the same thing (half its frame
+    words): the name said is then found where it belongs, not in place of another."""
+    for other in units:
+        if other.kind != "sentence" or other.keys == unit.keys or alignment(frame, other.text) < 0.5:
+            continue
+        if not _unmatched_names(said, _slots(other.text), other.context)[0]:
+            return True
+    return False
+
+
 def _name_alignment(said: _Slots, text: str) -> float:
     """For a sentence of names alone ("Mount Kilimanjaro is in Kenya"): 1 when all but one of its names are in
     ``text``, else 0."""
@@ -579,6 +618,8 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
     for unit in aligned:
         conflict = _slot_conflict(said, frame, unit)
         if conflict is None:
+            continue
+        if conflict.kind == "name" and _named_elsewhere(said, frame, unit, units):
             continue
         if unit.kind == "sentence" or conflict.kind not in ("number", "unit", "date"):
             return conflict

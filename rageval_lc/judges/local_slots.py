@@ -389,7 +389,9 @@ def same_quantity(a: Quantity, b: Quantity) -> bool:
     Values of different dimensions (metres against miles) never agree; a bound agrees with a value it admits.
     """
     if a.dimension != b.dimension:
-        return False
+        one, other = a.dimension.split("/"), b.dimension.split("/")
+        if one[0] != other[0] or len(one) == len(other):
+            return False  # metres against miles, £ a month against £ a year; "$13.79" is "$13.79 per hour"
     if a.bound and not b.bound:
         return b.value > a.value if a.bound == "lower" else b.value <= a.value
     if b.bound and not a.bound:
@@ -411,7 +413,9 @@ COMMON_STARTS = frozenset(
     "our my your after before during since when while if although however yes no additionally moreover furthermore "
     "also one two three first second third finally overall thus therefore then many most some several such both "
     "each all other another because table figure passage abstract background results methods conclusion note "
-    "title summary source question answer according based not only its unlike like until despite".split()
+    "title summary source question answer according based not only its unlike like until despite use press select "
+    "turn open close connect remove install insert check make sure ensure set go see note tap click choose enter "
+    "follow read keep avoid do try treatment product description delete step warning caution important".split()
 )
 _NOT_NAMES = frozenset(
     [m.lower() for m in _MONTH_NAMES] + "monday tuesday wednesday thursday friday saturday sunday i".split()
