@@ -26,8 +26,9 @@ else
   TRAIN=(--epochs 4 --batch-size 128 --lr 1e-4 --curve-every 500 --curve-pairs 2000 --export-rank 96 --threads 8)
   BENCH=(--rows 600)
 fi
-"$PY" training/train_nli.py --full --data "$PACK/nli" --out "$OUT/nli" --work /tmp/nli_work \
+WORK=$(mktemp -d)  # a fresh run: no checkpoint or curve of an earlier one
+"$PY" training/train_nli.py --full --data "$PACK/nli" --out "$OUT/nli" --work "$WORK" \
   --log-every 100 --checkpoint-every 1000 "${TRAIN[@]}" 2>&1 | tee "$OUT/train.log"
-cp /tmp/nli_work/curve_stage1.jsonl "$OUT/curve.jsonl" 2>/dev/null || true
+cp "$WORK/curve_stage1.jsonl" "$OUT/curve.jsonl"
 "$PY" benchmarks/offline_judge_device.py "${BENCH[@]}" 2>&1 | tee "$OUT/device_benchmark.log"
 ls -la "$OUT" "$OUT/nli"
