@@ -547,6 +547,17 @@ def _where(unit: EvidenceUnit) -> str:
     return unit.keys[0] if len(unit.keys) == 1 else f"{unit.keys[0]}–{unit.keys[-1]}"
 
 
+def _holds_every_fact(said: _Slots, there: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
+    """Every number, date and name of the sentence is in the document text, with the same polarity."""
+    return (
+        not _unmatched_quantities(said, there)[0]
+        and not _unmatched_dates(said, there)[0]
+        and not _unmatched_names(said, there, unit.context)[0]
+        and _meant_found(said, there, unit.context)
+        and _negation_flip(said, there, frame) is None
+    )
+
+
 def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
     """A document sentence says what the sentence says: aligned, every number, date and name found, the same
     polarity, roles and comparisons."""
@@ -554,11 +565,7 @@ def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
         return False
     there = _slots(unit.text)
     return (
-        not _unmatched_quantities(said, there)[0]
-        and not _unmatched_dates(said, there)[0]
-        and not _unmatched_names(said, there, unit.context)[0]
-        and _meant_found(said, there, unit.context)
-        and _negation_flip(said, there, frame) is None
+        _holds_every_fact(said, there, frame, unit)
         and role_swap(said.text, unit.text) is None
         and _crossed_roles(said.text, unit.text, frame) is None
         and _comparison_conflict(said, there) is None
@@ -661,14 +668,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
     for unit in units:
         if unit.kind != "sentence":
             continue
-        there = _slots(unit.text)
-        if (
-            not _unmatched_quantities(said, there)[0]
-            and not _unmatched_dates(said, there)[0]
-            and not _unmatched_names(said, there, unit.context)[0]
-            and _meant_found(said, there, unit.context)
-            and _negation_flip(said, there, frame) is None
-        ):
+        if _holds_every_fact(said, _slots(unit.text), frame, unit):
             return unit.keys
     return ()
 
