@@ -341,7 +341,7 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
             p_h = np.zeros(len(items))
             for train, test in folds:
                 p_h[test] = fit_logistic(rows[train], hallucinated[train], weights[train], c=0.3).predict(rows[test])
-            p_final = _with_contradictions(p_h, items, trial)
+            p_final = _with_contradictions(p_h, items)
             score = auroc(hallucinated, p_final)
             choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
             trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
@@ -398,11 +398,11 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
 _PROBE = LocalParams.load()  # any parameters: only the entailment threshold is read by nli_adjusted
 
 
-def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: LocalParams) -> np.ndarray:
+def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict]) -> np.ndarray:
     """P(hallucinated) raised to the strongest flagged contradiction (as :func:`labels_from_features` does)."""
     out = p_hallucinated.copy()
     for i, it in enumerate(items):
-        strengths = [contradiction_strength(v, params) for v in it["features"].nli_verdicts]
+        strengths = [contradiction_strength(v) for v in it["features"].nli_verdicts]
         strengths = [x for x in strengths if x is not None]
         if strengths:
             out[i] = max(out[i], max(strengths))

@@ -150,10 +150,7 @@ def summarise(cases: Sequence[dict], scored: Sequence[dict], changed: Sequence[b
     def group(idx: list[int]) -> dict[str, Any]:
         con = [i for i in idx if positive[i]]
         ent = [i for i in idx if not positive[i]]
-        others = [
-            i for i in con for j, v in enumerate(scored[i]["verdicts"] or [])
-            if j != cases[i].get("contradicted_sentence") and cases[i].get("contradicted_sentence") is not None
-        ]  # fmt: skip
+        located = [i for i in con if cases[i].get("contradicted_sentence") is not None]  # RAG cases
         return {
             "n": len(idx),
             "contradictions": len(con),
@@ -167,7 +164,7 @@ def summarise(cases: Sequence[dict], scored: Sequence[dict], changed: Sequence[b
                         v == "contradicted" and j != cases[i]["contradicted_sentence"]
                         for j, v in enumerate(scored[i]["verdicts"] or [])
                     )
-                    for i in dict.fromkeys(others)
+                    for i in located
                 ]
             ),
             "changed_by_bystander": None if changed is None else sum(changed[i] for i in idx),

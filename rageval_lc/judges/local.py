@@ -40,6 +40,7 @@ from rageval_lc.judges.base import (
 )
 from rageval_lc.judges.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.heap import release_free_memory
+from rageval_lc.judges.local_contradiction import keys_label
 from rageval_lc.judges.local_features import SampleFeatures, sample_features
 from rageval_lc.judges.local_limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
 from rageval_lc.judges.local_model import (
@@ -103,7 +104,7 @@ def nli_adjusted(
     p = np.asarray(p_unsupported, dtype=float).copy()
     flags = []
     for i, v in enumerate(verdicts):
-        strength = contradiction_strength(v, params)
+        strength = contradiction_strength(v)
         if strength is not None:
             p[i] = max(p[i], strength)
         else:
@@ -125,12 +126,10 @@ def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]
     ]
 
 
-def contradiction_strength(verdict: SentenceNli, params: LocalParams) -> float | None:
+def contradiction_strength(verdict: SentenceNli) -> float | None:
     """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
-    (:mod:`~rageval_lc.judges.local_contradiction`, run with ``params.contradiction_threshold``) did not flag it."""
-    if verdict.verdict != "contradicted":
-        return None
-    return max(verdict.strength, verdict.contradiction if verdict.kind == "nli" else 0.0)
+    (:mod:`~rageval_lc.judges.local_contradiction`) did not flag it."""
+    return verdict.strength if verdict.verdict == "contradicted" else None
 
 
 def _match_completeness(
@@ -200,7 +199,7 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
     if m:
         probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
     if contradicted:  # a contradiction is a hallucination, however fluent the rest
-        strengths = [contradiction_strength(v, params) or 0.0 for v in contradicted.values()]
+        strengths = [contradiction_strength(v) or 0.0 for v in contradicted.values()]
         probability = min(probability, 1.0 - max(strengths))
     supported = probability >= params.adherence_threshold and not contradicted
     flagged: set[str] = set(contradicted)
@@ -263,11 +262,10 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     best = features.best_matches[i]
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
     if verdict is not None and flagged and verdict.verdict == "contradicted":
-        keys = verdict.contradicting_keys
-        where = keys[0] if len(keys) == 1 else f"{keys[0]}–{keys[-1]}"
-        text = f"Contradicted by {where}" + (f": {verdict.detail}" if verdict.detail else "")
+        text = f"Contradicted by {keys_label(verdict.contradicting_keys)}"
+        text += f": {verdict.detail}" if verdict.detail else ""
         if verdict.kind == "nli":
-            text += f" (NLI contradiction probability {verdict.contradiction:.2f})"
+            text += f" (NLI contradiction probability {verdict.strength:.2f})"
     elif flagged:
         text = "Not found in the documents" + (
             f"; closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})" if best else ""

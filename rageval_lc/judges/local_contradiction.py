@@ -56,6 +56,7 @@ __all__ = [
     "evidence_units",
     "find_conflict",
     "frame_words",
+    "keys_label",
     "nli_conflict",
     "stating_sentence",
 ]
@@ -75,7 +76,6 @@ MIN_NEGATION_FOCUS = 0.4
 MIN_NAME_ALIGNMENT = 0.8
 #: How sure a slot conflict is taken to be (the NLI model's probability is used when higher).
 SLOT_CONFLICT_STRENGTH = 0.95
-_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|its|it)\b", re.I)
 _LEADING_PRONOUN = re.compile(
     r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
 )
@@ -543,8 +543,13 @@ def _negation_detail(sentence: str, document: str, word: str, side: str, where: 
     return f'says "{phrase}"; {where} says "{plain}"'
 
 
+def keys_label(keys: Sequence[str]) -> str:
+    """How a reason names document sentences: "1b", or "1b–1d" for a window or passage."""
+    return keys[0] if len(keys) == 1 else f"{keys[0]}–{keys[-1]}"
+
+
 def _where(unit: EvidenceUnit) -> str:
-    return unit.keys[0] if len(unit.keys) == 1 else f"{unit.keys[0]}–{unit.keys[-1]}"
+    return keys_label(unit.keys)
 
 
 def _holds_every_fact(said: _Slots, there: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:

@@ -193,7 +193,7 @@ def _verdict(
 ) -> SentenceNli:
     if conflict is not None:
         return SentenceNli(
-            "contradicted", entail, max(contra, conflict.strength if conflict.kind == "nli" else contra),
+            "contradicted", entail, contra,  # an NLI conflict's pair is among the aligned ones: contra >= strength
             entailing, conflict.keys, conflict.detail, conflict.kind, conflict.strength,
         )  # fmt: skip
     verdict = "supported" if entailed else "not_found"

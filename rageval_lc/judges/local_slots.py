@@ -185,11 +185,6 @@ class Quantity:
         """The quantity in words, as the text had it (numbers with thousands separators)."""
         return self.text
 
-    @property
-    def is_count(self) -> bool:
-        """A bare number (no unit, no currency)."""
-        return not self.dimension
-
 
 @dataclass(frozen=True)
 class Date:
@@ -612,14 +607,16 @@ def role_swap(hypothesis: str, premise: str) -> list[str] | None:
     if reversed_order == voices_differ:
         return None
     between_h, between_p = _between(hypothesis, ordered_h), _between(premise, ordered_p)
-    if between_h is None or between_p is None or any(_COPULA.search(t) for t in (between_h, between_p)):
+    if between_h is None or between_p is None or any(_NOT_A_RELATION.search(t) for t in (between_h, between_p)):
         return None  # "X is the capital of Y" and "the capital of Y is X" say the same
     if converse_verbs(between_h, between_p):
         return None  # "France lost to Argentina" and "Argentina beat France" say the same
     return ordered_h
 
 
-_COPULA = re.compile(r"\b(?:is|are|was|were|be|been|became|become|becomes|remains|'s|and|or|&)\b|,", re.I)
+_NOT_A_RELATION = re.compile(  # a copula or a coordination between the two names: no roles to swap
+    r"\b(?:is|are|was|were|be|been|became|become|becomes|remains|'s|and|or|&)\b|,", re.I
+)
 _CONVERSES = [
     ("beat beats defeated defeat defeats won", "lost lose loses"),
     ("sold sell sells", "bought buy buys purchased acquired"),

@@ -82,8 +82,7 @@ CHANGES = [
 @pytest.mark.parametrize(("context", "response", "kind", "detail"), CHANGES)
 def test_a_changed_fact_is_a_conflict_with_its_detail(context: str, response: str, kind: str, detail: str) -> None:
     found = conflict(response, context)
-    assert found is not None
-    assert (found.kind, found.detail) == (kind, detail)
+    assert found is not None and (found.kind, found.detail) == (kind, detail)
 
 
 def test_the_conflicting_document_sentence_is_named_among_distractors() -> None:
