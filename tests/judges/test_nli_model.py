@@ -9,11 +9,12 @@ import pytest
 
 from rageval_lc.judges.nli import LABELS, NliModel, shipped_adapter_path
 
-# Recorded from the shipped adapter when it was built (CPU, float32 after merging), rows in LABELS order.
+# Recorded from the shipped adapter (trained 2026-11-26 on an H200, training/runs/2026-11-26-h200) loaded here on a
+# CPU in float32 after merging; rows in LABELS order.
 RECORDED = [
-    (("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall."), [0.0234, 0.0116, 0.9650]),
-    (("Mount Everest is 8,849 metres tall.", "Everest rises to a height of 8,849 metres."), [0.8212, 0.0411, 0.1377]),
-    (("A man is playing a guitar on stage.", "A person plays an instrument."), [0.8862, 0.0836, 0.0302]),
+    (("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall."), [0.0223, 0.0160, 0.9617]),
+    (("Mount Everest is 8,849 metres tall.", "Everest rises to a height of 8,849 metres."), [0.9453, 0.0362, 0.0184]),
+    (("A man is playing a guitar on stage.", "A person plays an instrument."), [0.9542, 0.0265, 0.0193]),
 ]
 
 
