@@ -42,7 +42,7 @@ from rageval_lc.judges.local_nli import nli_inputs  # noqa: E402
 
 SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", ROOT.parent / "shared"))
 PARAMS = ROOT / "rageval_lc" / "judges" / "local_params.json"
-THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 1.01)
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.94, 0.95, 0.955, 0.96, 0.962, 0.964, 0.966, 0.97, 1.01)
 SEED = 13
 
 
