@@ -76,6 +76,9 @@ MIN_NEGATION_FOCUS = 0.4
 MIN_NAME_ALIGNMENT = 0.8
 #: How sure a slot conflict is taken to be (the NLI model's probability is used when higher).
 SLOT_CONFLICT_STRENGTH = 0.95
+#: An evidence unit that entails a sentence at least this probably rules out an NLI contradiction from another
+#: (documents may disagree; the sentence is grounded in the one that states it).
+ENTAILMENT_VETO = 0.5
 _LEADING_PRONOUN = re.compile(
     r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
 )
@@ -686,7 +689,8 @@ def nli_conflict(
     min_alignment: float = MIN_ALIGNMENT,
 ) -> Conflict | None:
     """A contradiction the NLI model sees: the most contradicting aligned pair, when at least ``threshold``
-    probable and above its entailment, and no pair entails the sentence more than it contradicts it.
+    probable and above its entailment, and no pair entails the sentence more than it contradicts it or at least
+    :data:`ENTAILMENT_VETO` probably.
 
     Args:
         sentence: the response sentence.
@@ -705,6 +709,6 @@ def nli_conflict(
             continue
         if best is None or contra > best[0]:
             best = (contra, keys)
-    if best is None or top_entailment >= best[0]:
+    if best is None or top_entailment >= min(best[0], ENTAILMENT_VETO):
         return None
     return Conflict("nli", best[1], "", best[0])

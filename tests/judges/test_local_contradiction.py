@@ -121,6 +121,15 @@ def test_nli_conflict_needs_the_threshold_alignment_and_no_stronger_entailment()
     assert nli_conflict(sentence, cands, [[0.0, 0.0, 0.0], [0.01, 0.01, 0.98]], 0.97) is None  # not aligned
 
 
+def test_a_sentence_another_document_entails_is_not_contradicted() -> None:
+    """Documents may disagree: a sentence one of them entails (at least even odds) is grounded, even where
+    another contradicts it more strongly (rag-unit-07-f: "It has a 14-inch screen" of another model, 0.963)."""
+    cands = [(("0b",), "It has a 14-inch screen."), (("2a",), "The Vantage 12 has a 12-inch screen and weighs 1.1 kg.")]
+    sentence = "The Vantage 12 has a 12-inch screen."
+    assert nli_conflict(sentence, cands, [[0.02, 0.017, 0.963], [0.955, 0.018, 0.027]], 0.96) is None
+    assert nli_conflict(sentence, cands, [[0.02, 0.017, 0.963], [0.49, 0.01, 0.5]], 0.96).keys == ("0b",)
+
+
 def _cases() -> list[tuple[str, list[str], str]]:
     pairs = [json.loads(line) for line in (DATA / "contradiction_pairs.jsonl").read_text().splitlines()]
     rag = [json.loads(line) for line in (DATA / "contradiction_rag_cases.jsonl").read_text().splitlines()]
