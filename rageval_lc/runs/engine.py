@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from rageval_lc.datasets.inputs import read_samples
+from rageval_lc.errors import MissingDependencyError
 from rageval_lc.judges.base import Judge
 from rageval_lc.reports.summary import ScoreSummary, row_outcome, summarize
 from rageval_lc.schema import RagSample
@@ -313,9 +315,52 @@ class EvaluationRun:
         """The results as ``rageval evaluate`` writes them."""
         return [result.to_row() for result in self.results]
 
+    def to_pandas(self, *, status: bool = False, reasons: bool = False) -> Any:
+        """The results as a pandas DataFrame, one row per sample in input order: ``id`` and each score (NaN where
+        it is not ``ok``), then, on request, ``status.<score>`` and ``reason.<score>`` columns.
+
+        Raises:
+            MissingDependencyError: If pandas is not installed.
+
+        Example:
+            >>> run = evaluate([{"question": "Q?", "contexts": ["A."], "response": "A.",
+            ...                  "labels": {"all_relevant_sentence_keys": ["0a"]}}], "trace", judge="labels")
+            >>> run.to_pandas(status=True)[["id", "context_relevance", "status.adherence"]].to_dict("records")
+            [{'id': '0', 'context_relevance': 1.0, 'status.adherence': 'undetermined'}]
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            msg = "EvaluationRun.to_pandas needs pandas: `pip install pandas`."
+            raise MissingDependencyError(msg) from exc
+        names = list(dict.fromkeys(name for result in self.results for name in result.results))
+        records = []
+        for result in self.results:
+            record: dict[str, Any] = {"id": result.id}
+            record |= {name: _score(result, name) for name in names}
+            if status:
+                record |= {f"status.{name}": _field(result, name, "status") for name in names}
+            if reasons:
+                record |= {f"reason.{name}": _field(result, name, "reason") for name in names}
+            records.append(record)
+        columns = ["id", *names]
+        columns += [f"status.{name}" for name in names] if status else []
+        columns += [f"reason.{name}" for name in names] if reasons else []
+        return pd.DataFrame.from_records(records, columns=columns)
+
+
+def _score(result: SampleResult, name: str) -> float:
+    metric = result.results.get(name)
+    return float("nan") if metric is None or metric.score is None else float(metric.score)
+
+
+def _field(result: SampleResult, name: str, field_name: str) -> str | None:
+    metric = result.results.get(name)
+    return None if metric is None else getattr(metric, field_name)
+
 
 def evaluate(
-    samples: Iterable[RagSample],
+    samples: Iterable[Any],
     metrics: str | Sequence[str] = ("trace",),
     *,
     judge: Any = None,
@@ -330,7 +375,10 @@ def evaluate(
     """Score samples on metrics, concurrently and resiliently.
 
     Args:
-        samples: the samples (any iterable; read lazily).
+        samples: the samples: :class:`RagSample` objects, rows in our, ragas' or deepeval's field names, ragas /
+            deepeval sample objects, a pandas DataFrame or a ragas / deepeval dataset
+            (:func:`~rageval_lc.datasets.inputs.read_samples`); all read before any is scored. A sample without
+            an id is given its index.
         metrics: metric names or a comma-separated string.
         judge: a judge, a judge name (``"local"``, ``"labels"``, ``"dspy:<model>"``), a ``dspy.LM`` or a
             LangChain chat model; None: the offline judge.
@@ -347,9 +395,11 @@ def evaluate(
             ``relevance_normalizer``, ``embeddings``.
 
     Raises:
-        ValueError: If a metric is unknown, ``concurrency`` or ``workers`` < 1, the engine is unknown, or the
+        ValueError: If a row cannot be read (the message names its index and what it lacks), a metric is
+            unknown, ``concurrency`` or ``workers`` < 1, the engine is unknown, or the
             device is unknown or not on this machine (before any sample is scored).
     """
+    samples = read_samples(samples)  # every row read before anything is scored
     specs = metric_specs(metrics)
     resilient, options = resilient_judge(judge, options)
     bar = _progress(progress, samples)
@@ -386,10 +436,10 @@ def evaluate(
 
 
 async def aevaluate(
-    samples: Iterable[RagSample], metrics: str | Sequence[str] = ("trace",), **kwargs: Any
+    samples: Iterable[Any], metrics: str | Sequence[str] = ("trace",), **kwargs: Any
 ) -> EvaluationRun:
     """:func:`evaluate` from async code: runs on a worker thread, so the event loop is never blocked."""
-    samples = list(samples)
+    samples = read_samples(samples)
     return await asyncio.to_thread(evaluate, samples, metrics, **kwargs)
 
 

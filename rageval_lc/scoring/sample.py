@@ -13,13 +13,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc._validation import check_choice, check_str
+from rageval_lc.datasets.inputs import to_sample
 from rageval_lc.errors import error_text
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.factory import resolve_judge
@@ -73,7 +74,7 @@ class SampleResult(BaseModel):
 
 
 def evaluate_sample(
-    sample: RagSample,
+    sample: RagSample | Mapping[str, Any] | object,
     metrics: str | Iterable[str] = ("trace",),
     *,
     judge: Judge | str | None = None,
@@ -90,7 +91,8 @@ def evaluate_sample(
     as its reason, and no judge is called for it; the sample's other metrics are still scored.
 
     Args:
-        sample: the sample to score.
+        sample: the sample to score: a :class:`RagSample`, or a row or sample object as
+            :func:`~rageval_lc.datasets.inputs.to_sample` reads it (our, ragas' or deepeval's field names).
         metrics: metric names from :data:`REGISTRY`, or a comma-separated string.
         judge: what labels the sample: a judge, a judge name (``"local"``, ``"labels"``,
             ``"dspy:<model>"``), a ``dspy.LM`` or a LangChain chat model; None: the offline judge.
@@ -108,11 +110,11 @@ def evaluate_sample(
         with the calls and tokens of the sample (each judgement counted once).
 
     Raises:
-        TypeError: If ``sample`` is not a :class:`RagSample`.
-        ValueError: If a metric or mode is unknown, a field a metric requires is empty, or the judge
+        ValueError: If ``sample`` cannot be read as a sample (the message says what it lacks), a metric or
+            mode is unknown, a field a metric requires is empty, or the judge
             cannot make a judgement a metric needs.
     """
-    _require_sample(sample)  # before the metrics: a wrong argument is named first
+    sample = to_sample(sample)  # before the metrics: a wrong argument is named first
     specs = parse_metrics(metrics)
     given = ScoringOptions(
         judge=judge,
@@ -172,7 +174,7 @@ def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: Scorin
 
 def _require_sample(sample: object) -> None:
     if not isinstance(sample, RagSample):
-        msg = f"evaluate_sample expects a RagSample. Got {type(sample).__name__} instead."
+        msg = f"Scoring expects a RagSample. Got {type(sample).__name__} instead."
         raise TypeError(msg)
 
 
