@@ -144,7 +144,7 @@ def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> 
             assert set(row["status"].values()) == {"error"} and set(row["scores"].values()) == {None}
     assert rows[0]["scores"] == rows[-1]["scores"]
     err = capsys.readouterr().err
-    assert "line 2 (id None) failed" in err and "line 7 (id 'r6') failed" in err
+    assert "line 2 failed: " in err and "line 7 (id 'r6') failed" in err
     assert "7 rows scored, 4 failed, 1 undetermined." in err  # r5, without contexts, has no score
     assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--strict", "--no-progress"]) == 1
 
@@ -342,3 +342,12 @@ def test_every_score_counts_every_row_in_the_evaluate_and_report_summaries(
         assert f"<td>{name}</td>" in html
         row = html.split(f"<td>{name}</td>", 1)[1].split("</tr>", 1)[0]
         assert "<td class='num'>3</td><td class='num'>1</td><td class=\"num bad\">2</td>" in row, name
+
+
+def test_a_failed_row_without_an_id_is_named_by_its_line(tmp_path: Path, capsys) -> None:
+    source = six_rows(tmp_path)
+    assert main(["evaluate", str(source), "--judge", "labels", "--no-progress", "--bootstrap", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "rageval: line 3 failed: ValueError: line 3 is not valid JSON" in err  # line 3 has no id
+    assert "rageval: line 5 (id 'r5') failed: " in err
+    assert "None" not in err

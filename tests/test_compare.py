@@ -278,6 +278,25 @@ def test_compare_takes_evaluation_runs() -> None:
     assert (adherence.n, adherence.diff, adherence.wins, adherence.ties) == (4, 0.75, 3, 1)
 
 
+def test_rows_without_an_id_or_a_line_pair_by_their_place_and_are_named_by_it() -> None:
+    from rageval_lc import compare
+    from rageval_lc.reports.compare import format_comparison
+
+    a = [result_row(None, {"f": v}) for v in (0.2, 0.4, 0.6)]  # as EvaluationRun.rows() of id-less samples
+    b = [result_row(None, {"f": v}) for v in (0.3, 0.5)]
+    result = compare(a, b)
+    assert [p.key for p in result.pairs] == ["#1", "#2"]
+    assert result.unpaired == {"only_in_a": ["#3"], "only_in_b": []}
+    assert result.scores["f"].diff == pytest.approx(0.1)  # (0.1 + 0.1) / 2
+    text = format_comparison(result)
+    assert "only in A: #3" in text and "None" not in text
+    from rageval_lc.reports.compare_html import render_compare_html
+
+    page = render_compare_html(result)
+    assert "<td>#1<" in page and "<b>Only in A</b> (1): #3" in page
+    assert "line None" not in page and "lines None" not in page
+
+
 def test_a_results_file_mixing_producers_is_refused(tmp_path: Path, capsys) -> None:
     path_a, _ = two_runs(tmp_path)
     mixed = write_rows(tmp_path / "mixed.jsonl", [result_row("q1", {"faithfulness": 1.0}, producer="callback"),

@@ -243,8 +243,11 @@ def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
     a, b = pair.scores(name) or (0.0, 0.0)
     css = "up" if b > a else "down"
     where = pair.key if pair.occurrence == 0 else f"{pair.key} (#{pair.occurrence + 1})"
-    lines = [pair.a.get("line"), pair.b.get("line")]
+    lines = [n if isinstance(n, int) else "–" for n in (pair.a.get("line"), pair.b.get("line"))]
     line = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]} / {lines[1]}"
+    under = f"<br><span class='muted'>{_e(line)}</span>"
+    if line in ("line –", pair.key):  # no input lines (a Python run's rows), or the key already says it
+        under = ""
     text = ""
     if has_text:
         shown = [
@@ -255,7 +258,7 @@ def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
         ]
         text = f"<td class='reason'>{'<br>'.join(dict.fromkeys(shown)) or '–'}</td>"
     return (
-        f"<tr><td>{_cut(where, _NAME_CHARS)}<br><span class='muted'>{_e(line)}</span></td>"
+        f"<tr><td>{_cut(where, _NAME_CHARS)}{under}</td>"
         f"<td class='num'>{a:.3f}</td><td class='num'>{b:.3f}</td><td class='num {css}'><b>{b - a:+.3f}</b></td>"
         f"<td class='reason'>{_cut(_reason(pair.a, name), _TEXT_CHARS)}</td>"
         f"<td class='reason'>{_cut(_reason(pair.b, name), _TEXT_CHARS)}</td>{text}</tr>"
