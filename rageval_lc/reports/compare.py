@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rageval_lc.reports.attention import row_label, score_value
+from rageval_lc.reports.attention import HIGHER_IS_WORSE, row_label, score_value
 from rageval_lc.reports.summary import DEFAULT_RESAMPLES
 
 if TYPE_CHECKING:  # numpy loads with the statistics, on the first comparison
@@ -246,6 +246,11 @@ def format_comparison(result: Comparison, *, names: tuple[str, str] | None = Non
         "B-A: mean difference over the rows ok in both runs; 95% CI: paired bootstrap; p: paired permutation test."
     )
     lines.append("wins / ties / losses: rows where B scored higher / the same / lower than A.")
+    lines.extend(
+        f"{name}: lower is better (there a positive B-A, and a win, is a step back)."
+        for name in result.scores
+        if name in HIGHER_IS_WORSE
+    )
     return "\n".join(lines)
 
 
