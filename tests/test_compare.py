@@ -266,6 +266,15 @@ def test_compare_colours_a_difference_by_the_direction_of_its_score(tmp_path: Pa
     assert "rmse_aggregation: lower is better" in out  # the text says it too
 
 
+def test_compare_names_the_runs_in_the_order_given(tmp_path: Path, capsys) -> None:
+    path_a, path_b = directed_runs(tmp_path)
+    page = tmp_path / "page.html"
+    assert main(["compare", str(path_a), str(path_b), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert "<title>a.jsonl vs b.jsonl</title>" in text and "<h1>a.jsonl vs b.jsonl</h1>" in text
+    assert capsys.readouterr().out.startswith("A: a.jsonl, B: b.jsonl.")
+
+
 def test_compare_errors_are_one_line_with_exit_status_2(tmp_path: Path, capsys) -> None:
     path_a, path_b = two_runs(tmp_path)
     elsewhere = write_rows(tmp_path / "other.jsonl", [result_row("z", {"faithfulness": 1.0})])

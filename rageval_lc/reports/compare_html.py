@@ -56,7 +56,7 @@ def render_compare_html(
     a_name, b_name = names
     only_a, only_b = result.unpaired["only_in_a"], result.unpaired["only_in_b"]
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    heading = title or f"{b_name} vs {a_name}"
+    heading = title or f"{a_name} vs {b_name}"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
