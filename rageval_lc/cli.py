@@ -695,7 +695,8 @@ def _run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outp
                 progress.update(pending.pop(row["line"], 0))
             if any(status == "error" for status in row["status"].values()):
                 reason = next((r for n, r in row["reason"].items() if row["status"][n] == "error"), "")
-                message = f"rageval: line {row['line']} (id {row['id']!r}) failed: {reason}"
+                named = "" if row["id"] is None else f" (id {row['id']!r})"  # a row without one: its line
+                message = f"rageval: line {row['line']}{named} failed: {reason}"
                 (progress.write if progress is not None else _stderr)(message)
 
         try:

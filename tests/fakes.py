@@ -227,3 +227,14 @@ class SlowLabelsJudge(LabelsJudge):
 
         time.sleep(self.seconds)
         return super().trace_labels(sample)
+
+
+class ProbabilityLabelsJudge(LabelsJudge):
+    """The labels judge, adding an ``adherence_probability`` note (as the offline judge does) read from the
+    sample's metadata ``probability``."""
+
+    name = "labels-with-probability"
+
+    def trace_labels(self, sample: RagSample) -> Any:
+        judgement = super().trace_labels(sample)
+        return judgement.model_copy(update={"notes": {"adherence_probability": sample.metadata["probability"]}})

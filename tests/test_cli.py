@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rageval_lc.cli import main
+from tests.fakes import ProbabilityLabelsJudge
 
 RELEASED = {
     "context_relevance": "relevance_score",
@@ -143,7 +144,7 @@ def test_cli_scores_the_rest_when_one_line_is_broken(tmp_path: Path, capsys) -> 
             assert set(row["status"].values()) == {"error"} and set(row["scores"].values()) == {None}
     assert rows[0]["scores"] == rows[-1]["scores"]
     err = capsys.readouterr().err
-    assert "line 2 (id None) failed" in err and "line 7 (id 'r6') failed" in err
+    assert "line 2 failed: " in err and "line 7 (id 'r6') failed" in err
     assert "7 rows scored, 4 failed, 1 undetermined." in err  # r5, without contexts, has no score
     assert main(["evaluate", str(source), "--judge", "labels", "--out", str(out), "--strict", "--no-progress"]) == 1
 
@@ -295,3 +296,58 @@ def test_cli_scores_the_ragas_family_offline(tmp_path: Path, capsys) -> None:
         assert name in err
     assert main([*args, "--scoring-mode", "separate"]) == 0
     assert [r["scores"]["faithfulness"] for r in read_jsonl(out)] == [first["scores"]["faithfulness"]] * 2
+
+
+def six_rows(tmp_path: Path) -> Path:
+    """Three ordinary rows (adherence probabilities 0.9, 0.6, 0.3), one without contexts (line 4) and two
+    unreadable ones: line 3 not JSON (no id), line 5 without a question."""
+    lines = [
+        json.dumps(generic_row("r1", metadata={"probability": 0.9})),
+        json.dumps(generic_row("r2", metadata={"probability": 0.6})),
+        '{"question": "broken json',
+        json.dumps(generic_row("r4", contexts=[], metadata={"probability": 0.5})),
+        json.dumps({k: v for k, v in generic_row("r5").items() if k != "question"}),
+        json.dumps(generic_row("r6", metadata={"probability": 0.3})),
+    ]
+    return write_jsonl(tmp_path / "six.jsonl", lines)
+
+
+def summary_counts(text: str) -> dict[str, tuple[int, int, int]]:
+    """score -> (ok, undetermined, error) read from a summary table printed without intervals."""
+    counts = {}
+    for line in text.splitlines():
+        cells = line.split()
+        if len(cells) == 5 and cells[2].isdigit():
+            counts[cells[0]] = (int(cells[2]), int(cells[3]), int(cells[4]))
+    return counts
+
+
+def test_every_score_counts_every_row_in_the_evaluate_and_report_summaries(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a judge that gives adherence_probability beside adherence, as the offline judge does
+    monkeypatch.setattr("rageval_lc.judges.factory.make_judge", lambda spec, **_: ProbabilityLabelsJudge())
+    source, out, page = six_rows(tmp_path), tmp_path / "out.jsonl", tmp_path / "report.html"
+    args = ["evaluate", str(source), "--judge", "labels", "--out", str(out), "--no-progress", "--bootstrap", "0"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    counts = summary_counts(err)
+    assert set(counts) == {*SCORE_KEYS, "adherence_probability"}
+    assert set(counts.values()) == {(3, 1, 2)}  # every score: rows 1, 2, 6 ok; 4 undetermined; 3, 5 error
+    assert "adherence_probability  0.600" in err  # (0.9 + 0.6 + 0.3) / 3
+    assert main(["report", str(out), "--html", str(page), "--bootstrap", "0"]) == 0
+    assert summary_counts(capsys.readouterr().out) == counts
+    html = page.read_text(encoding="utf-8")
+    for name in counts:
+        assert f"<td>{name}</td>" in html
+        row = html.split(f"<td>{name}</td>", 1)[1].split("</tr>", 1)[0]
+        assert "<td class='num'>3</td><td class='num'>1</td><td class=\"num bad\">2</td>" in row, name
+
+
+def test_a_failed_row_without_an_id_is_named_by_its_line(tmp_path: Path, capsys) -> None:
+    source = six_rows(tmp_path)
+    assert main(["evaluate", str(source), "--judge", "labels", "--no-progress", "--bootstrap", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "rageval: line 3 failed: ValueError: line 3 is not valid JSON" in err  # line 3 has no id
+    assert "rageval: line 5 (id 'r5') failed: " in err
+    assert "None" not in err

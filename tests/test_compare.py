@@ -243,6 +243,38 @@ def test_compare_html_page_shows_the_figures(tmp_path: Path, capsys) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".page")] == []  # written through a rename
 
 
+def directed_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Six paired rows on which run B raises adherence by 0.3 and rmse_aggregation (lower is better) by 0.2."""
+    rows_a = [result_row(f"q{i}", {"adherence": 0.1 * i, "rmse_aggregation": 0.1}, line=i) for i in range(6)]
+    rows_b = [result_row(f"q{i}", {"adherence": 0.1 * i + 0.3, "rmse_aggregation": 0.3}, line=i) for i in range(6)]
+    return write_rows(tmp_path / "a.jsonl", rows_a), write_rows(tmp_path / "b.jsonl", rows_b)
+
+
+def test_compare_colours_a_difference_by_the_direction_of_its_score(tmp_path: Path, capsys) -> None:
+    path_a, path_b = directed_runs(tmp_path)
+    page = tmp_path / "page.html"
+    assert main(["compare", str(path_a), str(path_b), "--html", str(page), "--bootstrap", "200"]) == 0
+    text = page.read_text(encoding="utf-8")
+    # both rise on every row: the exact sign-flip test gives p = 2 / 2**6 = 0.031 < 0.05, intervals [d, d]
+    assert "<td class='num better'><b>+0.300</b></td><td class='num better'>[+0.300, +0.300]</td>" in text
+    assert "<td class='num worse'><b>+0.200</b></td><td class='num worse'>[+0.200, +0.200]</td>" in text
+    plotted = {g.split("</title>")[0].split(":")[0]: g for g in text.split("<g><title>")[1:]}
+    assert "fill='#1e8449'" in plotted["adherence"] and "fill='#c0392b'" in plotted["rmse_aggregation"]
+    changed = text.split("Rows that changed most")[1].split("rmse_aggregation: ")[1]
+    assert "<td class='num worse'><b>+0.200</b></td>" in changed and "num better" not in changed
+    out = capsys.readouterr().out
+    assert "rmse_aggregation: lower is better" in out  # the text says it too
+
+
+def test_compare_names_the_runs_in_the_order_given(tmp_path: Path, capsys) -> None:
+    path_a, path_b = directed_runs(tmp_path)
+    page = tmp_path / "page.html"
+    assert main(["compare", str(path_a), str(path_b), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert "<title>a.jsonl vs b.jsonl</title>" in text and "<h1>a.jsonl vs b.jsonl</h1>" in text
+    assert capsys.readouterr().out.startswith("A: a.jsonl, B: b.jsonl.")
+
+
 def test_compare_errors_are_one_line_with_exit_status_2(tmp_path: Path, capsys) -> None:
     path_a, path_b = two_runs(tmp_path)
     elsewhere = write_rows(tmp_path / "other.jsonl", [result_row("z", {"faithfulness": 1.0})])
@@ -276,6 +308,25 @@ def test_compare_takes_evaluation_runs() -> None:
     after = evaluate([sample(i, ["a"] if i == 0 else []) for i in range(4)], "trace", judge="labels")
     adherence = compare(before, after).scores["adherence"]
     assert (adherence.n, adherence.diff, adherence.wins, adherence.ties) == (4, 0.75, 3, 1)
+
+
+def test_rows_without_an_id_or_a_line_pair_by_their_place_and_are_named_by_it() -> None:
+    from rageval_lc import compare
+    from rageval_lc.reports.compare import format_comparison
+
+    a = [result_row(None, {"f": v}) for v in (0.2, 0.4, 0.6)]  # as EvaluationRun.rows() of id-less samples
+    b = [result_row(None, {"f": v}) for v in (0.3, 0.5)]
+    result = compare(a, b)
+    assert [p.key for p in result.pairs] == ["#1", "#2"]
+    assert result.unpaired == {"only_in_a": ["#3"], "only_in_b": []}
+    assert result.scores["f"].diff == pytest.approx(0.1)  # (0.1 + 0.1) / 2
+    text = format_comparison(result)
+    assert "only in A: #3" in text and "None" not in text
+    from rageval_lc.reports.compare_html import render_compare_html
+
+    page = render_compare_html(result)
+    assert "<td>#1<" in page and "<b>Only in A</b> (1): #3" in page
+    assert "line None" not in page and "lines None" not in page
 
 
 def test_a_results_file_mixing_producers_is_refused(tmp_path: Path, capsys) -> None:

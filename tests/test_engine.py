@@ -25,7 +25,7 @@ from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.judges.resilient import JudgeCache, RateLimiter, ResilientJudge
 from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
-from tests.fakes import JudgementChatModel
+from tests.fakes import JudgementChatModel, ProbabilityLabelsJudge
 from tests.test_ragas_family import LLM_SUITE
 
 LABELS = {
@@ -99,6 +99,21 @@ def test_samples_without_contexts_are_undetermined_not_failed() -> None:
     }
     summary = run.summary("faithfulness")
     assert (summary.mean, summary.ok, summary.undetermined, summary.error) == (0.5, 2, 1, 0)  # left out, counted
+
+
+def test_a_score_given_beside_another_is_counted_on_every_row_as_that_score() -> None:
+    # adherence_probability is given only where adherence is ok: elsewhere it takes adherence's status
+    ordinary = samples(3)
+    for sample, probability in zip(ordinary, (0.9, 0.6, 0.3), strict=True):
+        sample.metadata["probability"] = probability
+    bare = RagSample(id="bare", question="What do cats do?", contexts=[], response="Cats sleep.")
+    unlabelled = [s.model_copy(update={"labels": None, "id": f"u{i}"}) for i, s in enumerate(samples(2))]
+    run = evaluate([*ordinary, bare, *unlabelled], "trace", judge=ProbabilityLabelsJudge(), retries=0)
+    assert (run.failed, run.undetermined) == (2, 1)
+    counts = {s.name: (s.ok, s.undetermined, s.error) for s in run.summaries}
+    assert counts["adherence_probability"] == counts["adherence"] == (3, 1, 2)
+    assert set(counts.values()) == {(3, 1, 2)}
+    assert run.summary("adherence_probability").mean == pytest.approx(0.6)  # (0.9 + 0.6 + 0.3) / 3
 
 
 def test_thirty_percent_transient_failures_lose_nothing() -> None:

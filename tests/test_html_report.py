@@ -210,6 +210,18 @@ def test_worst_rows_show_question_answer_and_the_reason_for_that_score() -> None
     assert "r01" not in row
 
 
+def test_a_row_without_an_id_is_shown_by_its_line_or_its_place_in_the_run() -> None:
+    rows = _ok_rows("faithfulness", [0.2, 0.9, 0.5])
+    rows[0]["id"] = None  # a results file's row: its input line
+    del rows[2]["id"], rows[2]["line"]  # a Python run's row (EvaluationRun.rows()): its place, third
+    page = render_html(rows, worst=3, worst_by="faithfulness")
+    start = page.index("<summary>Worst rows by faithfulness ")
+    block = page[start : page.index("</table>", start)]
+    labels = re.findall(r"<tr><td class='text'>(.*?)</td>", block)  # worst first: 0.2, 0.5, 0.9
+    assert labels == ["line 1", "#3", "r01<br><span class='muted'>line 2</span>"]
+    assert "None" not in block
+
+
 def test_answer_is_pieced_from_the_judge_sentences_and_missing_questions_are_explained_once() -> None:
     rows = _ok_rows("adherence", [0.0])
     rows[0]["details"] = {"trace": {"sentence_support": [{"key": "a", "sentence": "Paris is big."},

@@ -90,3 +90,18 @@ def test_readme_python_block_runs_as_pasted(code: str, tmp_path: Path, monkeypat
 
     exec(compile(code, "README.md", "exec"), {"__name__": "__readme__", "print": block_print})
     assert printed.getvalue().splitlines() == documented_output(code)
+
+
+def test_readme_says_result_rows_keep_the_question_and_the_response() -> None:
+    import json
+
+    from rageval_lc.runs.jsonl import evaluate_lines
+
+    row = {"id": "a", "question": "Q?", "contexts": ["A."], "response": "A.", "labels": {}}
+    out = io.StringIO()
+    evaluate_lines([json.dumps(row)], out, judge="labels", n_resamples=0)
+    written = json.loads(out.getvalue())
+    assert (written["question"], written["response"]) == ("Q?", "A.")
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "Result rows keep no question or answer" not in readme
+    assert "Result rows keep the question and the response" in readme

@@ -42,6 +42,7 @@ from rageval_lc.schema import MetricResult, SentenceSupport, TraceLabels
 from rageval_lc.text import KeyedSentences
 
 __all__ = [
+    "COMPANION_SCORES",
     "TRACE_METRICS",
     "TRACE_MODES",
     "TRACE_SCORE_NAMES",
@@ -60,6 +61,10 @@ TRACE_MODES: tuple[str, ...] = ("ragbench", "capstone")
 TRACE_METRICS: tuple[str, ...] = TRACE_METRIC_NAMES
 #: Every score a TRACe evaluation reports.
 TRACE_SCORE_NAMES: tuple[str, ...] = (*TRACE_METRICS, "average", "rmse_aggregation", "adherence_ratio")
+#: Scores a judge may give beside a TRACe score, each with the score it belongs to: the offline judge's
+#: calibrated ``adherence_probability``, given only where ``adherence`` is ``ok``. A row without one has the
+#: status of the score it belongs to (``undetermined`` where that one is ``ok``: the judge gave none).
+COMPANION_SCORES: dict[str, str] = {"adherence_probability": "adherence"}
 
 _SentenceStatus = Literal["supported", "unsupported", "unknown"]
 

@@ -28,6 +28,7 @@ __all__ = [
     "attach_inputs",
     "contradictions",
     "row_answer",
+    "row_label",
     "row_question",
     "score_value",
     "worst_rows",
@@ -56,6 +57,23 @@ class Contradiction:
 
 #: How the offline judge's sentence explanation starts for a contradicted sentence (judges.local).
 CONTRADICTED_BY = "Contradicted by "
+
+
+def row_label(row: Mapping[str, Any], index: int | None = None) -> str:
+    """How a result row is named to a reader: its id; else ``line N`` (its input line); else ``#N`` (its
+    1-based ``index`` in the run, as for the rows of a Python run); never ``None``.
+
+    Example:
+        >>> row_label({"id": "a", "line": 4}), row_label({"id": None, "line": 4}), row_label({}, 3)
+        ('a', 'line 4', '#3')
+    """
+    row_id = row.get("id")
+    if row_id is not None and str(row_id) != "":
+        return str(row_id)
+    line = row.get("line")
+    if isinstance(line, int) and not isinstance(line, bool):
+        return f"line {line}"
+    return f"#{index}" if index is not None else "(no id)"
 
 
 def score_value(row: Mapping[str, Any], name: str) -> float | None:

@@ -3,8 +3,9 @@ its paired-bootstrap 95 % interval, the paired permutation p-value and win/tie/l
 
 Rows are paired by id and occurrence: the k-th row with an id in run A goes with the k-th row with that id in
 run B (RAGBench ids repeat), whatever the order of the rows in each file; a row without an id is paired by
-its input ``line``. Rows left over in either run are listed as unpaired, never dropped silently. For each
-score, only the pairs in which the score is ``ok`` in both runs enter its figures (``n`` says how many).
+its input ``line``, and a row without either (a Python run's) by its place in the run. Rows left over in either
+run are listed as unpaired, never dropped silently. For each score, only the pairs in which the score is ``ok``
+in both runs enter its figures (``n`` says how many).
 
 Example (B higher on 3 rows, equal on 1: diff 0.175; the exact sign-flip test gives p = 4/16):
     >>> a = [{"id": str(i), "status": {"f": "ok"}, "scores": {"f": v}} for i, v in enumerate([0.5, 0.6, 0.7, 0.2])]
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rageval_lc.reports.attention import score_value
+from rageval_lc.reports.attention import HIGHER_IS_WORSE, row_label, score_value
 from rageval_lc.reports.summary import DEFAULT_RESAMPLES
 
 if TYPE_CHECKING:  # numpy loads with the statistics, on the first comparison
@@ -50,7 +51,7 @@ Row = Mapping[str, Any]
 class Pair:
     """One row of run A and its partner in run B."""
 
-    key: str  # the id (or ``line N`` for a row without one)
+    key: str  # the id (or ``line N`` for a row without one, else ``#N``: its place in run A)
     occurrence: int  # 0 for the first row with that key, 1 for the second, ...
     a: Row
     b: Row
@@ -153,21 +154,22 @@ def pair_rows(rows_a: Sequence[Row], rows_b: Sequence[Row]) -> tuple[list[Pair],
         >>> [(p.key, p.occurrence) for p in pairs], unpaired
         ([('x', 0), ('y', 0)], {'only_in_a': ['x'], 'only_in_b': []})
     """
+    keys_a, keys_b = _keys(rows_a), _keys(rows_b)
     in_b: dict[tuple[str, int], Row] = {}
     seen: dict[str, int] = {}
     for row in _in_line_order(rows_b):
-        key = _key(row)
+        key = keys_b[id(row)]
         in_b[(key, seen.get(key, 0))] = row
         seen[key] = seen.get(key, 0) + 1
     pairs, only_a = [], []
     seen = {}
     occurrence_of: dict[int, int] = {}
     for row in _in_line_order(rows_a):
-        key = _key(row)
+        key = keys_a[id(row)]
         occurrence_of[id(row)] = seen.get(key, 0)
         seen[key] = seen.get(key, 0) + 1
     for row in rows_a:
-        key = _key(row)
+        key = keys_a[id(row)]
         occurrence = occurrence_of[id(row)]
         partner = in_b.pop((key, occurrence), None)
         if partner is None:
@@ -244,6 +246,11 @@ def format_comparison(result: Comparison, *, names: tuple[str, str] | None = Non
         "B-A: mean difference over the rows ok in both runs; 95% CI: paired bootstrap; p: paired permutation test."
     )
     lines.append("wins / ties / losses: rows where B scored higher / the same / lower than A.")
+    lines.extend(
+        f"{name}: lower is better (there a positive B-A, and a win, is a step back)."
+        for name in result.scores
+        if name in HIGHER_IS_WORSE
+    )
     return "\n".join(lines)
 
 
@@ -325,9 +332,9 @@ def _check_row(row: Any, where: str) -> None:
         raise ValueError(msg)
 
 
-def _key(row: Row) -> str:
-    row_id = row.get("id")
-    return str(row_id) if row_id is not None else f"line {row.get('line')}"
+def _keys(rows: Sequence[Row]) -> dict[int, str]:
+    """Each row's key (by ``id()`` of the row): its id, else ``line N``, else ``#N``, its place in the run."""
+    return {id(row): row_label(row, index) for index, row in enumerate(rows, start=1)}
 
 
 def _figures(pairs: Sequence[Pair], name: str, options: Mapping[str, Any]) -> PairedComparison:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from rageval_lc.reports.attention import HIGHER_IS_WORSE
 from rageval_lc.reports.compare import Comparison, Pair, format_p
 from rageval_lc.reports.html import BASE_CSS, _cut, _e, _head  # the report page's frame and text helpers
 
@@ -39,7 +40,7 @@ _TEXT_FIELDS = ("question", "response", "answer")  # shown when a result row kee
 _CSS = (
     BASE_CSS
     + """
-.up { color: #1e8449; } .down { color: #c0392b; } .muted { color: #8395a7; } p.muted { font-size: 13px; }
+.better { color: #1e8449; } .worse { color: #c0392b; } .muted { color: #8395a7; } p.muted { font-size: 13px; }
 .reason { max-width: 460px; color: #2f3542; font-size: 12px; }
 .cut { color: #8395a7; font-size: 11px; }
 details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; font-size: 14px; }
@@ -55,7 +56,7 @@ def render_compare_html(
     a_name, b_name = names
     only_a, only_b = result.unpaired["only_in_a"], result.unpaired["only_in_b"]
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    heading = title or f"{b_name} vs {a_name}"
+    heading = title or f"{a_name} vs {b_name}"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -79,22 +80,29 @@ def _num(value: float | None, digits: int = 3, *, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
-def _direction(f: PairedComparison) -> str:
-    """``up`` / ``down`` when the interval lies wholly above / below zero and p < 0.05, else ``''`` (one row's
-    zero-width interval says nothing: its p-value is 1)."""
+def _direction(f: PairedComparison, name: str) -> str:
+    """``better`` / ``worse`` (B against A) when the interval lies wholly on one side of zero and p < 0.05, else
+    ``''`` (one row's zero-width interval says nothing: its p-value is 1). Above zero is better, but for the
+    scores where lower is better (:data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`)."""
     if f.p_value is None or f.p_value >= 0.05:
         return ""
     if f.ci_low is not None and f.ci_low > 0:
-        return "up"
+        return _change(name, rise=True)
     if f.ci_high is not None and f.ci_high < 0:
-        return "down"
+        return _change(name, rise=False)
     return ""
 
 
-def _figures_table(rows: Sequence[tuple[str, PairedComparison]], first: str = "score") -> str:
+def _change(name: str, *, rise: bool) -> str:
+    """``better`` or ``worse``: what a rise (or a fall) of score ``name`` from A to B is."""
+    return "better" if rise != (name in HIGHER_IS_WORSE) else "worse"
+
+
+def _figures_table(rows: Sequence[tuple[str, str, PairedComparison]], first: str = "score") -> str:
+    """One row per (label, score name, figures)."""
     body = []
-    for label, f in rows:
-        css = _direction(f)
+    for label, name, f in rows:
+        css = _direction(f, name)
         interval = "–" if f.ci_low is None else f"[{_num(f.ci_low, sign=True)}, {_num(f.ci_high, sign=True)}]"
         body.append(
             f"<tr><td>{_cut(label, _NAME_CHARS)}</td><td class='num'>{f.n}</td><td class='num'>{_num(f.mean_a)}</td>"
@@ -111,11 +119,14 @@ def _figures_table(rows: Sequence[tuple[str, PairedComparison]], first: str = "s
 
 
 def _differences(scores: Mapping[str, PairedComparison], one_sided: Mapping[str, str]) -> str:
-    rows = list(scores.items())
+    rows = [(name, name, f) for name, f in scores.items()]
+    lower = [name for name in scores if name in HIGHER_IS_WORSE]
+    but = f" (below zero for {', '.join(_cut(n, _NAME_CHARS) for n in lower)}: lower is better)" if lower else ""
     note = (
         "<p class='muted'>B − A: mean of the per-row differences over the rows where the score is ok in both runs. "
         "95% CI: paired bootstrap (the differences resampled). p: paired permutation (sign-flip) test of no "
-        "difference. Green / red: the interval lies wholly above / below zero and p &lt; 0.05.</p>"
+        "difference. Green / red: B better / worse than A, the interval lying wholly on one side of zero and "
+        f"p &lt; 0.05; better is above zero{but}.</p>"
     )
     note += "".join(
         f"<p class='muted'>{_cut(name, _NAME_CHARS)}: only in run {run}'s rows, nothing to compare.</p>"
@@ -127,7 +138,9 @@ def _differences(scores: Mapping[str, PairedComparison], one_sided: Mapping[str,
 
 
 def _by_section(result: Comparison) -> str:
-    rows = [(f"{subset} · {name}", f) for subset, scores in result.by.items() for name, f in scores.items() if f.n]
+    rows = [
+        (f"{subset} · {name}", name, f) for subset, scores in result.by.items() for name, f in scores.items() if f.n
+    ]
     field = _e(result.by_field)
     note = (
         f"<p class='muted'>Subsets of <code>{field}</code>, read from each row (else its details; for "
@@ -144,12 +157,13 @@ def _nice(limit: float) -> float:
     return math.ceil(limit)
 
 
-def _forest(rows: Sequence[tuple[str, PairedComparison]]) -> str:
-    """An SVG forest plot: per row its difference (dot) and 95% interval (line), around a zero line."""
-    drawn = [(label, f) for label, f in rows if f.diff is not None][:MAX_PLOTTED]
+def _forest(rows: Sequence[tuple[str, str, PairedComparison]]) -> str:
+    """An SVG forest plot: per (label, score name, figures) its difference (dot) and 95% interval (line), around a
+    zero line; green / red where B is significantly better / worse (:func:`_direction`)."""
+    drawn = [(label, name, f) for label, name, f in rows if f.diff is not None][:MAX_PLOTTED]
     if not drawn:
         return "<p class='muted'>No score was ok in both runs on any paired row: nothing to plot.</p>"
-    extent = max(abs(v) for _, f in drawn for v in (f.diff, f.ci_low, f.ci_high) if v is not None)
+    extent = max(abs(v) for _, _, f in drawn for v in (f.diff, f.ci_low, f.ci_high) if v is not None)
     half = _nice(max(extent, 0.01) * 1.05)
     label_w, plot_w, value_w, row_h, top = 220, 560, 210, 24, 26
     width, height = label_w + plot_w + value_w, top + row_h * len(drawn) + 28
@@ -169,9 +183,9 @@ def _forest(rows: Sequence[tuple[str, PairedComparison]]) -> str:
             f"<line x1='{tx:.1f}' y1='{top - 6}' x2='{tx:.1f}' y2='{height - 22}' stroke='{colour}'{dash}/>"
             f"<text x='{tx:.1f}' y='{height - 8}' font-size='10' fill='#8395a7' text-anchor='middle'>{tick:+g}</text>"
         )
-    for i, (label, f) in enumerate(drawn):
+    for i, (label, name, f) in enumerate(drawn):
         y = top + row_h * i + row_h / 2
-        colour = {"up": "#1e8449", "down": "#c0392b"}.get(_direction(f), "#3867d6")
+        colour = {"better": "#1e8449", "worse": "#c0392b"}.get(_direction(f, name), "#3867d6")
         low, high = f.ci_low if f.ci_low is not None else f.diff, f.ci_high if f.ci_high is not None else f.diff
         tip = f"{label}: {f.diff:+.3f} [{low:+.3f}, {high:+.3f}], n={f.n}, p={format_p(f.p_value)}"
         svg.append(
@@ -186,7 +200,7 @@ def _forest(rows: Sequence[tuple[str, PairedComparison]]) -> str:
             f"{f.diff:+.3f} [{low:+.3f}, {high:+.3f}]</text></g>"
         )
     svg.append("</svg>")
-    more = len([1 for _, f in rows if f.diff is not None]) - len(drawn)
+    more = len([1 for _, _, f in rows if f.diff is not None]) - len(drawn)
     note = f"<p class='muted'>{more} more intervals in the table only.</p>" if more > 0 else ""
     return "".join(svg) + note
 
@@ -241,10 +255,13 @@ def _changed_most(result: Comparison, top: int) -> str:
 
 def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
     a, b = pair.scores(name) or (0.0, 0.0)
-    css = "up" if b > a else "down"
+    css = _change(name, rise=b > a)
     where = pair.key if pair.occurrence == 0 else f"{pair.key} (#{pair.occurrence + 1})"
-    lines = [pair.a.get("line"), pair.b.get("line")]
+    lines = [n if isinstance(n, int) else "–" for n in (pair.a.get("line"), pair.b.get("line"))]
     line = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]} / {lines[1]}"
+    under = f"<br><span class='muted'>{_e(line)}</span>"
+    if line in ("line –", pair.key):  # no input lines (a Python run's rows), or the key already says it
+        under = ""
     text = ""
     if has_text:
         shown = [
@@ -255,7 +272,7 @@ def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
         ]
         text = f"<td class='reason'>{'<br>'.join(dict.fromkeys(shown)) or '–'}</td>"
     return (
-        f"<tr><td>{_cut(where, _NAME_CHARS)}<br><span class='muted'>{_e(line)}</span></td>"
+        f"<tr><td>{_cut(where, _NAME_CHARS)}{under}</td>"
         f"<td class='num'>{a:.3f}</td><td class='num'>{b:.3f}</td><td class='num {css}'><b>{b - a:+.3f}</b></td>"
         f"<td class='reason'>{_cut(_reason(pair.a, name), _TEXT_CHARS)}</td>"
         f"<td class='reason'>{_cut(_reason(pair.b, name), _TEXT_CHARS)}</td>{text}</tr>"

@@ -41,6 +41,7 @@ from rageval_lc.reports.attention import (
     HIGHER_IS_WORSE,
     contradictions,
     row_answer,
+    row_label,
     row_question,
     score_value,
     worst_rows,
@@ -443,10 +444,13 @@ def _reference_section(view: Mapping[str, Any]) -> str:
     )
 
 
-def _row_cell(row: Mapping[str, Any]) -> str:
-    line = row.get("line")
-    where = f"<br><span class='muted'>line {_e(line)}</span>" if isinstance(line, int) else ""
-    return f"<td class='text'>{_cut(row.get('id'), NAME_CHARS)}{where}</td>"
+def _row_cell(row: Mapping[str, Any], index: int) -> str:
+    """The row's name (:func:`~rageval_lc.reports.attention.row_label`; ``index``: its place in the run) and,
+    under an id, its input line."""
+    line, label = row.get("line"), row_label(row, index)
+    named = label != f"line {line}"
+    where = f"<br><span class='muted'>line {_e(line)}</span>" if isinstance(line, int) and named else ""
+    return f"<td class='text'>{_cut(label, NAME_CHARS)}{where}</td>"
 
 
 def _list_table(score_header: str, reason_header: str, body: Sequence[str], *, questions: bool) -> str:
@@ -489,6 +493,7 @@ def _worst_section(
     """One folded table per score (the first open, or all with ``open_all``) while the budget lasts; ``note``
     (said once in the page) is taken when a table is shown."""
     tables, left_out = [], []
+    place = {id(row): index for index, row in enumerate(rows, start=1)}
     for name in names[:MAX_SCORES]:
         ranked = worst_rows(rows, name, limit)
         if not ranked:
@@ -496,7 +501,7 @@ def _worst_section(
             continue
         order = "highest first: higher is worse" if name in HIGHER_IS_WORSE else "lowest first"
         body = [
-            f"<tr>{_row_cell(row)}<td class='num'><b>{score_value(row, name):.3f}</b></td>"
+            f"<tr>{_row_cell(row, place[id(row)])}<td class='num'><b>{score_value(row, name):.3f}</b></td>"
             f"{_texts_cells(row, questions=questions)}<td class='text reason'>{_text(_why(row, name), 'reason')}</td>"
             "</tr>"
             for row in ranked
@@ -528,15 +533,15 @@ def _contradiction_section(
     rows: Sequence[Mapping[str, Any]], limit: int, budget: _Budget, note: list[str], *, questions: bool
 ) -> str:
     """The rows with contradicted sentences, flagged ones first; ``note`` is taken when a row is listed."""
-    found = [(row, listed) for row in rows if (listed := contradictions(row))]
-    found.sort(key=lambda pair: not pair[1][0].flagged)  # rows with a flagged contradiction first, else file order
+    found = [(index, row, listed) for index, row in enumerate(rows, start=1) if (listed := contradictions(row))]
+    found.sort(key=lambda item: not item[2][0].flagged)  # rows with a flagged contradiction first, else file order
     if not found:
         return (
             "<section><h2>Contradictions</h2><p>None found. <span class='muted'>(The offline judge records the "
             "response sentences the documents contradict; other judges record none.)</span></p></section>"
         )
     body = []
-    for row, listed in found[:limit]:
+    for index, row, listed in found[:limit]:
         score = next((v for n in ("adherence", "faithfulness") if (v := score_value(row, n)) is not None), None)
         items = "".join(
             f"<div class='conflict'><span class='pill{' bad' if c.flagged else ''}'>"
@@ -552,13 +557,14 @@ def _contradiction_section(
             for c in listed[:10]
         )
         piece = (
-            f"<tr>{_row_cell(row)}<td class='num'><b>{_fmt(score)}</b></td>{_texts_cells(row, questions=questions)}"
+            f"<tr>{_row_cell(row, index)}<td class='num'><b>{_fmt(score)}</b></td>"
+            f"{_texts_cells(row, questions=questions)}"
             f"<td class='text reason'>{items}</td></tr>"
         )
         if not budget.take(piece):
             break
         body.append(piece)
-    flagged = sum(any(c.flagged for c in listed) for _, listed in found)
+    flagged = sum(any(c.flagged for c in listed) for _, _, listed in found)
     shown = f"{len(body)} of {len(found)}" if len(body) < len(found) else f"{len(found)}"
     intro = (
         f"<p class='muted'>{shown} row{'s' if len(found) != 1 else ''} with a response sentence the judge found "

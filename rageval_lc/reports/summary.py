@@ -76,7 +76,8 @@ def summarize(
 
     Args:
         rows: result rows (``status`` and ``scores`` per score; an ``ok`` score whose value is not a finite
-            number counts as ``error``).
+            number counts as ``error``; a row without a companion score, such as ``adherence_probability``,
+            counts with the status of the score it belongs to, ``undetermined`` where that one is ``ok``).
         n_resamples: bootstrap resamples of each mean (:func:`mean_interval`); 0 turns the intervals off.
         seed: the bootstrap's seed (the same rows and seed give the same interval).
         confidence: the interval's coverage.
@@ -89,10 +90,12 @@ def summarize(
         raise ValueError(msg)
     values: dict[str, list[float]] = {}
     counts: dict[str, dict[str, int]] = {}
+    given: dict[str, None] = {}  # the scores some row holds, in first-seen order
     from rageval_lc.reports.attention import score_value
 
     for row in rows:
-        for name, status in (row.get("status") or {}).items():
+        given.update(dict.fromkeys(row.get("status") or {}))
+        for name, status in _statuses(row.get("status") or {}).items():
             tally = counts.setdefault(name, {"ok": 0, "undetermined": 0, "error": 0})
             values.setdefault(name, [])
             value = score_value(row, name) if status == "ok" else None
@@ -105,13 +108,31 @@ def summarize(
         ScoreSummary(
             name,
             math.fsum(values[name]) / len(values[name]) if values[name] else None,
-            tally["ok"],
-            tally["undetermined"],
-            tally["error"],
+            counts[name]["ok"],
+            counts[name]["undetermined"],
+            counts[name]["error"],
             *mean_interval(values[name], n_resamples=int(n_resamples), seed=seed, confidence=confidence),
         )
-        for name, tally in counts.items()
+        for name in given
     ]
+
+
+def _statuses(status: Mapping[str, str]) -> dict[str, str]:
+    """A row's statuses, with each companion score it lacks (:data:`~rageval_lc.metrics.trace.COMPANION_SCORES`)
+    given the status of the score it belongs to, ``undetermined`` where that one is ``ok``; so that every score
+    of a run counts every row (a failed row holds no companion, yet failed for it too).
+
+    Example:
+        >>> _statuses({"adherence": "error"}), _statuses({"adherence": "ok"})["adherence_probability"]
+        ({'adherence': 'error', 'adherence_probability': 'error'}, 'undetermined')
+    """
+    from rageval_lc.metrics.trace import COMPANION_SCORES
+
+    statuses = dict(status)
+    for companion, score in COMPANION_SCORES.items():
+        if companion not in statuses and score in statuses:
+            statuses[companion] = "undetermined" if statuses[score] == "ok" else statuses[score]
+    return statuses
 
 
 def mean_interval(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from rageval_lc.metrics.trace import TRACE_METRICS, TRACE_SCORE_NAMES
+from rageval_lc.metrics.trace import COMPANION_SCORES, TRACE_METRICS, TRACE_SCORE_NAMES
 from rageval_lc.schema import MetricResult
 from rageval_lc.scoring import scorers
 from rageval_lc.scoring.judgements import SampleJudgements
@@ -171,7 +171,7 @@ RAGAS_FAMILY: tuple[str, ...] = tuple(name for name in REGISTRY if name != "trac
 #: (:mod:`rageval_lc.scoring.custom`) joins :data:`REGISTRY` under a name that is neither.
 BUILT_IN_METRICS: frozenset[str] = frozenset(REGISTRY)
 BUILT_IN_SCORES: frozenset[str] = frozenset(
-    {"adherence_probability", *(score for spec in REGISTRY.values() for score in spec.scores)}
+    {*COMPANION_SCORES, *(score for spec in REGISTRY.values() for score in spec.scores)}
 )
 
 
