@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -192,6 +193,53 @@ def test_the_declared_entry_point_loads_the_plugin_and_tolerates_dash_p(tmp_path
 
 
 # --- assert_scores on every kind of subject (labels judge: no model) ---------------------------------
+
+
+def readme_test_block() -> str:
+    """README's pytest block: the test file whose samples carry no labels."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", readme, re.S | re.M)
+    (block,) = [b for b in blocks if "def test_the_answer_is_grounded_in_the_contexts(" in b]
+    return block
+
+
+def test_a_judge_that_cannot_score_fails_a_sample_and_a_run_alike(pytester: pytest.Pytester) -> None:
+    # README's block run with the labels judge on a sample without labels: the judge raises ValueError.
+    # Scored in the assertion (a sample) or before it (a run), each test fails with an AssertionError
+    # naming every score asked for as ``error`` and the judge's reason.
+    pytester.makepyfile(test_readme_block=readme_test_block())
+    result = pytester.runpytest("-p", PLUGIN, "--rageval-judge", "labels")
+    result.assert_outcomes(failed=2)
+    no_labels = "ValueError: Sample 'eiffel' carries no TRACe labels (the 'labels' field)*"
+    result.stdout.fnmatch_lines(
+        [
+            "*AssertionError: rageval: 2 scores fell short (judge labels):",
+            f"*  adherence error, needs >= 1: {no_labels}",
+            f"*  faithfulness error, needs >= 0.8: {no_labels}",
+            "*AssertionError: rageval: 2 scores fell short:",
+            f"*  faithfulness error, needs >= 0.8: {no_labels}",
+            f"*  completeness error, needs >= 0.5: {no_labels}",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED test_readme_block.py::test_the_answer_is_grounded_in_the_contexts - As*",
+            "FAILED test_readme_block.py::test_a_batch_meets_the_bar_on_every_row - As*",
+        ]
+    )
+
+
+def test_a_sample_the_judge_cannot_score_fails_the_assertion_with_the_reason() -> None:
+    unlabelled = RagSample(**{**LABELLED, "labels": None, "id": None})
+    with pytest.raises(AssertionError) as caught:
+        assert_scores(unlabelled, judge="labels", context_relevance=0.5)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "rageval: 1 score fell short (judge labels):"
+    assert lines[1].startswith("  context_relevance error, needs >= 0.5: ValueError: The sample carries no TRACe")
+    assert len(lines) == 2
+    # a judge without the judgement a metric needs fails the same way (a run makes it an error row too)
+    with pytest.raises(AssertionError, match=r"context_recall error, needs >= 0: ValueError: The 'labels' judge"):
+        assert_scores(RagSample(**LABELLED), judge="labels", context_recall=0)
 
 
 def test_a_sample_is_scored_on_the_metrics_its_conditions_need() -> None:

@@ -13,12 +13,14 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
+import rageval_lc
 from rageval_lc.cli import main
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.judges.labels import LabelsJudge
@@ -236,22 +238,37 @@ def test_an_actor_killed_mid_job_is_replaced_and_every_row_comes_back_once(
     assert all(result.results["adherence"].status == "ok" for _, result in scored)
 
 
-def test_a_row_that_kills_its_actor_every_time_fails_its_rows_instead_of_hanging(cluster: None) -> None:
+def test_a_row_that_kills_its_actor_every_time_fails_its_chunk_instead_of_hanging(cluster: None) -> None:
     from tests.fakes import WorkerKillingJudge
 
-    items = [(f"tag{i}", sample(i)) for i in range(8)]
+    items = [(f"tag{i}", sample(i)) for i in range(8)]  # chunks of rows 0 | 1-2 | 3-6 | 7
     items[5] = ("tag5", sample(5).model_copy(update={"id": "kill-me"}))  # its actor dies each time it is tried
     judge = ResilientJudge(WorkerKillingJudge())
     scored = within(LIMIT_S, lambda: list(score_on_ray(items, parse_metrics("trace"), judge, workers=2, options={})))
     assert [tag for tag, _ in scored] == [tag for tag, _ in items]  # every row once, in order
-    statuses = {result.id: result.results["adherence"].status for _, result in scored}
-    assert statuses["kill-me"] == "error"
-    assert "the Ray job failed" in next(r for _, r in scored if r.id == "kill-me").results["adherence"].reason
-    # the rows whose chunks the failed job had not returned fail the same way (--resume scores them again)
-    assert all(
-        r.results["adherence"].status == "ok" or "the Ray job failed" in r.results["adherence"].reason
-        for _, r in scored
-    )
+    # the chunk of rows 3-6 was tried 4 times (the first try and 3 retries): its rows fail, saying why
+    # (--resume scores them again); the other chunks were scored
+    expected = [(i, "ok") for i in (0, 1, 2, 7)] + [(i, "error") for i in (3, 4, 5, 6)]
+    assert sorted((i, r.results["adherence"].status) for i, (_, r) in enumerate(scored)) == sorted(expected)
+    for i in (3, 4, 5, 6):
+        assert scored[i][1].results["adherence"].reason == (
+            "RuntimeError: a Ray actor died 4 times scoring these rows (one of them may crash the process); "
+            "--resume scores them again"
+        )
+    assert [(tag, r.to_row()) for tag, r in scored if tag in ("tag0", "tag7")] == in_process([items[0], items[7]])
+
+
+def test_the_engine_raises_no_deprecation_warning(cluster: None) -> None:
+    # Ray Data deprecates ``**ray_remote_args`` (Ray 2.60: "will be removed in Ray 2.64"); none comes from here
+    items = [(f"tag{i}", sample(i)) for i in range(3)]
+    ds = ray.data.from_items([row(i) for i in range(3)], override_num_blocks=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        within(LIMIT_S, lambda: list(score_on_ray(items, parse_metrics("trace"), LabelsJudge(), workers=1)))
+        within(LIMIT_S, lambda: evaluate_dataset(ds, "trace", judge="labels", workers=1).take_all())
+    package = str(Path(rageval_lc.__file__).parent)
+    ours = [f"{w.filename}:{w.lineno}: {w.message}" for w in caught if w.filename.startswith(package)]
+    assert ours == []
 
 
 class LoadCountingJudge(LabelsJudge):
@@ -363,6 +380,23 @@ def test_evaluate_dataset_scores_rows_into_result_rows(cluster: None) -> None:
             continue
         [(_, expected)] = in_process([(0, sample_from_row(given))])
         assert {**got, "details": json.loads(got["details"])} == expected
+
+
+def test_evaluate_dataset_fails_the_rows_of_a_batch_that_kills_its_actor_every_time(cluster: None) -> None:
+    from tests.fakes import WorkerKillingJudge
+
+    rows = [row(i) for i in range(4)]
+    rows[2] = {**rows[2], "id": "kill-me"}
+    ds = ray.data.from_items(rows, override_num_blocks=1)  # one block: one batch
+    judge = ResilientJudge(WorkerKillingJudge())
+    out = within(LIMIT_S, lambda: evaluate_dataset(ds, "trace", judge=judge, workers=1).take_all())
+    assert sorted(r["id"] for r in out) == ["kill-me", "s0", "s1", "s3"]
+    for got in out:
+        assert got["status"]["adherence"] == "error"
+        assert got["reason"]["adherence"] == (
+            "RuntimeError: a Ray actor died 4 times scoring these rows (one of them may crash the process); "
+            "--resume scores them again"
+        )
 
 
 def test_the_readme_example_runs_on_the_cluster(cluster: None, capsys: pytest.CaptureFixture) -> None:

@@ -28,11 +28,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rageval_lc.judges.base import Judge
+from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.reports.gate import Threshold, parse_condition
 from rageval_lc.runs.engine import EvaluationRun
 from rageval_lc.schema import MetricResult, RagSample
-from rageval_lc.scoring.registry import REGISTRY
-from rageval_lc.scoring.sample import SampleResult, evaluate_sample
+from rageval_lc.scoring.judgements import ScoringOptions
+from rageval_lc.scoring.registry import REGISTRY, MetricSpec, parse_metrics
+from rageval_lc.scoring.sample import SampleResult, score_sample, scoring_options
 
 __all__ = ["DEFAULT_JUDGE", "assert_scores", "configure_judge", "configured_judge", "metrics_for"]
 
@@ -128,7 +131,10 @@ def assert_scores(
     Raises:
         AssertionError: If a score misses its condition or is not ``ok`` (undetermined or error); the message
             gives, per failure, the row id (for several rows), the value, the condition and the judge's reason.
-        ValueError: If there is no condition, a condition is malformed, or no result carries a score named.
+            A sample the judge cannot score (the ``labels`` judge on a sample without labels, a judgement the
+            judge cannot make) fails so too, each score ``error`` with the exception as its reason, as in a run.
+        ValueError: If there is no condition, a condition is malformed, a metric or judge name is unknown, or
+            no result carries a score named.
         TypeError: If ``subject`` is none of the above.
     """
     __tracebackhide__ = True  # pytest shows the caller's line and the message, not this function
@@ -140,10 +146,10 @@ def assert_scores(
     if isinstance(subject, Mapping) and not _is_results(subject):
         subject = _sample(subject)
     if isinstance(subject, RagSample):
-        scored = judge if judge is not None else configured_judge()
-        chosen = metrics if metrics is not None else metrics_for(t.score for t in thresholds)
-        subject = evaluate_sample(subject, chosen, judge=scored)
-        judge_name = getattr(scored, "name", None) if not isinstance(scored, str) else scored
+        scored = resolve_judge(judge if judge is not None else configured_judge())
+        specs = parse_metrics(metrics if metrics is not None else metrics_for(t.score for t in thresholds))
+        subject = _scored(subject, specs, scored)
+        judge_name = getattr(scored, "name", None)
     rows = _rows(subject)
     failures = _failures(rows, thresholds)
     if failures:
@@ -156,6 +162,16 @@ def assert_scores(
             lines.append(f"  ... and {more} more")
         raise AssertionError("\n".join(lines))
     return subject
+
+
+def _scored(sample: RagSample, specs: list[MetricSpec], judge: Judge) -> SampleResult:
+    """``sample`` scored as a run scores it: a judge that cannot score it (no labels for the ``labels``
+    judge, a judgement it cannot make, a failed call) makes every score ``error`` with the reason, so that
+    the assertion fails saying why, as it does on a run's results."""
+    try:
+        return score_sample(sample, specs, scoring_options(specs, ScoringOptions(judge=judge)))
+    except Exception as exc:
+        return SampleResult.failed(sample.id, specs, exc)
 
 
 def _is_results(subject: Mapping[str, Any]) -> bool:

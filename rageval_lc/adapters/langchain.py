@@ -25,17 +25,41 @@ from rageval_lc.adapters.common import FieldMap, MetricScorer
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import SampleResult
 
-__all__ = ["RagEvaluator", "evaluation_dict"]
+__all__ = ["VERDICTS", "RagEvaluator", "evaluation_dict", "verdict"]
+
+
+#: The verdict of a score, from the highest band down: a score at or above a band's floor gets its word.
+VERDICTS: tuple[tuple[float, str], ...] = ((0.8, "high"), (0.5, "medium"), (0.0, "low"))
+
+
+def verdict(score: float) -> str:
+    """The verdict in words of a score in [0, 1], higher is better (every registry metric's): ``"high"``
+    (>= 0.8), ``"medium"`` (>= 0.5) or ``"low"``.
+
+    Example:
+        >>> [verdict(s) for s in (1.0, 0.8, 0.79, 0.5, 0.49, 0.0)]
+        ['high', 'high', 'medium', 'medium', 'low', 'low']
+    """
+    return next((word for floor, word in VERDICTS if score >= floor), VERDICTS[-1][1])
 
 
 def evaluation_dict(scorer: MetricScorer, result: SampleResult) -> dict[str, Any]:
-    """The evaluator's answer: ``score`` (None when undetermined), ``value``, ``reasoning``, every score and
-    its status and reason, and the metric's details."""
+    """The evaluator's answer, as LangChain's string evaluators give it, and more.
+
+    Keys: ``score`` (the metric's score in [0, 1], higher is better; None when undetermined or failed);
+    ``value``, the verdict in words — the metric's own label where it gives one (``answer_classification``:
+    ``CORRECT``, ``WRONG``, ``DON'T KNOW``; ``factual_accuracy``: its grade, ``A`` to ``E``), else the score's
+    band (:func:`verdict`: ``high`` >= 0.8, ``medium`` >= 0.5, ``low``), and ``undetermined`` or ``error``
+    when there is no score; ``reasoning`` (why); ``status`` (``ok``, ``undetermined`` or ``error``); every
+    score (``scores``) with its status and reason (``results``); the metric's ``details``.
+    """
     single = scorer.single(result)
     label = single.details.get("label") or single.details.get("grade")
+    if single.score is not None and label is None:
+        label = verdict(single.score)
     return {
         "score": single.score,
-        "value": label if label is not None else single.status,
+        "value": single.status if single.score is None else label,  # an ok result always has a score
         "reasoning": single.reason,
         "status": single.status,
         "scores": result.scores(),
@@ -92,8 +116,13 @@ class RagEvaluator(Runnable[dict, dict]):
     ) -> dict[str, Any]:
         """Score ``prediction`` (the answer) to ``input`` (the question) against ``contexts`` and ``reference``.
 
+        Returns the keys of :func:`evaluation_dict`: ``score``, ``value`` (the verdict in words: the metric's
+        label, else ``high``/``medium``/``low`` from the score, else ``undetermined``/``error``), ``reasoning``,
+        ``status``, ``scores``, ``results``, ``details``.
+
         Without ``contexts`` (or with only blank ones) a metric that needs them (TRACe, faithfulness,
-        context precision and recall) is ``undetermined``: ``score`` None, the reason in ``reasoning``.
+        context precision and recall) is ``undetermined``: ``score`` None, ``value`` and ``status``
+        ``undetermined``, the reason in ``reasoning``.
 
         Raises:
             ValueError: If ``input`` is missing, or ``reference`` is missing for a metric that needs it.

@@ -119,11 +119,16 @@ class LangSmithFeedbackSink:
     (tracing project), which LangSmith requires: the handler records the project each run is traced to
     (from LangSmith's run tree when LangChain traces the chain, else as LangChain's tracer would pick it:
     ``tracing_context(project_name=...)``, ``tracing_v2_enabled(project_name=...)``, ``LANGSMITH_PROJECT``)
-    and the sink looks its id up once per project (``Client.read_project``). A project not found yet (its
-    first runs may still be in LangSmith's upload queue) is looked up again with the next record.
+    and the sink looks its id up once per project (``Client.read_project``). A project not found (its first
+    runs may still be in the upload queue) is looked up once more after flushing the client's queue (LangSmith
+    creates a project with its first run); still not found, no feedback is sent — LangSmith deprecates
+    feedback without a session, and deployments that locate runs by session refuse it — and ``write`` raises
+    :class:`LookupError` (the handler logs it and counts it in ``sink_failures``); the next record looks
+    the project up again.
 
     Args:
-        client: a ``langsmith.Client`` (None: one built from the environment).
+        client: a ``langsmith.Client`` (None: the client LangChain's tracer uses, so that flushing it uploads
+            the traced runs).
         prefix: prepended to each feedback key (e.g. ``"rageval_"``).
         session_id: the tracing project's id for every record (no look-up).
     """
@@ -131,11 +136,11 @@ class LangSmithFeedbackSink:
     def __init__(self, client: Any = None, *, prefix: str = "", session_id: Any = None) -> None:
         if client is None:
             try:
-                from langsmith import Client
+                from langsmith.run_trees import get_cached_client
             except ImportError as exc:  # pragma: no cover - langsmith comes with langchain-core
                 msg = "LangSmithFeedbackSink needs the langsmith package: `pip install langsmith`."
                 raise ImportError(msg) from exc
-            client = Client()
+            client = get_cached_client()
         self.client = client
         self.prefix = prefix
         self.session_id = session_id
@@ -146,34 +151,60 @@ class LangSmithFeedbackSink:
         return f"LangSmithFeedbackSink(prefix={self.prefix!r})"
 
     def write(self, record: dict[str, Any]) -> None:
-        """Create the run's feedback, one call per headline score."""
-        session = self.session_id if self.session_id is not None else self._session(record.get("tracing_project"))
-        extra = {"session_id": session} if session is not None else {}
-        for item in record.get("feedback", []):
+        """Create the run's feedback, one call per headline score.
+
+        Raises:
+            LookupError: If the run's project cannot be found, even after flushing the client (nothing sent).
+        """
+        feedback = record.get("feedback", [])
+        if not feedback:
+            return
+        session = self.session_id if self.session_id is not None else self._session(record)
+        for item in feedback:
             self.client.create_feedback(
                 run_id=record["run_id"],
                 key=self.prefix + item["key"],
                 score=item["score"],
                 comment=item["comment"],
                 feedback_source_type="model",
-                **extra,
+                session_id=session,
             )
 
-    def _session(self, project: str | None) -> Any:
-        """The id of the named project, looked up once (None when unnamed or not found)."""
-        if not project:
-            return None
+    def _session(self, record: dict[str, Any]) -> Any:
+        """The id of the run's project, looked up once per project; not found, once more after a flush."""
+        project = record.get("tracing_project") or _default_project()
         with self._lock:
             if project in self._sessions:
                 return self._sessions[project]
         try:
             session = self.client.read_project(project_name=project).id
-        except Exception as exc:  # not created yet, or not reachable: try again with the next record
-            logger.debug("LangSmith project %r not found (%s); feedback sent without its session", project, exc)
-            return None
+        except Exception:  # not created yet: its first runs may still be in this client's upload queue
+            flush = getattr(self.client, "flush", None)
+            if flush is not None:
+                flush(timeout=FLUSH_TIMEOUT_S)
+            try:
+                session = self.client.read_project(project_name=project).id
+            except Exception as exc:  # tried again with the next record
+                msg = (
+                    f"LangSmith has no project {project!r} (yet), the one run {record['run_id']} is traced to: its "
+                    f"feedback was not sent. Trace the chain to LangSmith, or give the sink the project's id "
+                    f"(LangSmithFeedbackSink(session_id=...)). ({type(exc).__name__}: {exc})"
+                )
+                raise LookupError(msg) from exc
         with self._lock:
             self._sessions[project] = session
         return session
+
+
+#: The longest wait for the client's queued runs to upload before a project is looked up again (seconds).
+FLUSH_TIMEOUT_S = 5.0
+
+
+def _default_project() -> str:
+    """The project LangSmith traces to when none is named (``LANGSMITH_PROJECT``, else ``default``)."""
+    from langsmith.utils import get_tracer_project
+
+    return get_tracer_project()
 
 
 def _lock_file(fd: int, path: Path, timeout: float) -> None:

@@ -6,7 +6,9 @@ chunks (1, 2, 4 … 256 rows, so that the judge batches the same texts and the s
 every row exactly once, in input order — with ``workers`` Ray actors instead of local processes. Each actor
 unpickles the judge once (its models load once, on first use) and scores a chunk with
 :func:`~rageval_lc.runs.engine.score_items`, so a row that fails is an ``error`` row, never a failed job.
-An actor that dies is restarted by Ray and its chunk scored again (``max_restarts``, ``max_task_retries``).
+An actor that dies is restarted by Ray and its chunk scored again (Ray Data's defaults), at most
+:data:`ACTOR_RESTARTS` times: a small actor counts each chunk's unfinished tries, and a chunk whose actor died
+more often than that (a row that crashes the process) becomes ``error`` rows instead of hanging the job.
 Items are read in windows (:data:`WINDOW_ROWS` rows, one Ray Data job each): a huge input is never held whole.
 
 A rate limit (``--rpm``) stays ONE limit for the whole cluster: a small limiter actor holds its window and
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import json
 import logging
 import pickle
@@ -153,8 +156,8 @@ def score_on_ray(
     _check_resources(gpus_per_worker, cpus_per_worker)
     ray = require_ray()
     specs = list(specs)
-    with _connected(ray, address), _shared_limit(ray, judge) as shared:
-        scorer = _scorer_args(shared, specs, concurrency, dict(options or {}))
+    with _connected(ray, address), _shared_limit(ray, judge) as shared, _tries_actor(ray) as tries:
+        scorer = (*_scorer_args(shared, specs, concurrency, dict(options or {})), tries)
         for window in _windows(items, window_rows):
             size = min(workers, len(window))  # no idle actors for a short input
             remote = _actor_resources(ray, workers, gpus_per_worker, cpus_per_worker, size=size)
@@ -211,7 +214,7 @@ def evaluate_dataset(
     if not ray.is_initialized():
         ray.init()
     shared = _with_limiter(resilient, _limiter_actor(ray, resilient))
-    scorer = _scorer_args(shared, specs, concurrency, options)
+    scorer = (*_scorer_args(shared, specs, concurrency, options), _new_tries(ray))  # both live with the session
     remote = _actor_resources(ray, workers, gpus_per_worker, cpus_per_worker)
     return ds.map_batches(
         _RowScorer,
@@ -269,6 +272,38 @@ def _limiter_actor(ray: Any, judge: Any) -> Any:
     return actor.remote(limiter.per_minute, window_s=window_s)
 
 
+class _ChunkTries:
+    """Per chunk (a key of its content), the tries begun and not finished: a try whose actor died never
+    finishes. One per run, as a Ray actor that every scoring actor asks before and after each chunk."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, int] = {}
+
+    def begin(self, key: str) -> int:
+        """Count a try of ``key``; return the tries of it not finished, this one included."""
+        self.open[key] = self.open.get(key, 0) + 1
+        return self.open[key]
+
+    def end(self, key: str) -> None:
+        """A try of ``key`` finished."""
+        left = self.open.pop(key, 0) - 1
+        if left > 0:
+            self.open[key] = left
+
+
+def _new_tries(ray: Any) -> Any:
+    return ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(_ChunkTries).remote()
+
+
+@contextlib.contextmanager
+def _tries_actor(ray: Any) -> Iterator[Any]:
+    actor = _new_tries(ray)
+    try:
+        yield actor
+    finally:
+        ray.kill(actor)
+
+
 def _with_limiter(judge: Any, actor: Any) -> Any:
     """The judge to send to the actors: its limiter swapped for one that asks the limiter actor."""
     if actor is None:
@@ -311,17 +346,15 @@ def _actor_resources(ray: Any, workers: int, gpus: float, cpus: float | None, *,
                 "until it has them (an autoscaling cluster adds nodes; a fixed one never will: use fewer workers).",
                 size, each, name, each * size, name, float(cluster.get(name, 0.0)),
             )  # fmt: skip
-    # An actor that dies is restarted and its task retried, a few times (Ray Data's defaults, -1, retry a chunk
-    # that kills its actor forever: the job would hang); past them the job fails and _score_window makes the
-    # rows it had not returned error rows.
+    # An actor that dies is restarted and its task retried as often as it dies (Ray Data's defaults; Ray 2.60
+    # deprecates the remote arguments that would cap them): the actors' _ChunkTries cap them instead.
     pool = ray.data.ActorPoolStrategy(size=size)
-    restarts = {"max_restarts": ACTOR_RESTARTS, "max_task_retries": ACTOR_RESTARTS}
-    return {"compute": pool, "num_cpus": cpus, "num_gpus": gpus or None, **restarts}
+    return {"compute": pool, "num_cpus": cpus, "num_gpus": gpus or None}
 
 
 # --- the driver's side: windows of chunks, in order ------------------------------------------------------
 
-#: Restarts of a dead actor (and retries of its chunk) before the rows it was scoring become error rows.
+#: Retries of a chunk whose actor died scoring it, before its rows become error rows.
 ACTOR_RESTARTS = 3
 
 
@@ -380,11 +413,8 @@ def _score_window(
     while True:
         try:
             batch = next(batches, None)
-        except Exception as exc:  # actors died past their restarts: the rows not returned fail, never a hang
-            error = RuntimeError(
-                f"the Ray job failed (an actor died {ACTOR_RESTARTS + 1} times scoring this part of the input: "
-                f"{type(exc).__name__}); --resume scores the row again"
-            )
+        except Exception as exc:  # the job failed (e.g. a node lost): the rows not returned fail, never a hang
+            error = RuntimeError(f"the Ray job failed ({type(exc).__name__}); --resume scores the row again")
             for chunk in window[position:]:
                 failed = {i: SampleResult.failed(s.id, specs, error) for i, (_, s) in enumerate(chunk)
                           if isinstance(s, RagSample)}  # fmt: skip
@@ -417,7 +447,8 @@ def _score_window(
 class _Scorer:
     """One judge per actor, unpickled once; a judge that cannot be is reported on every row it is given."""
 
-    def __init__(self, judge_bytes: bytes, rest: bytes, names: list[str]) -> None:
+    def __init__(self, judge_bytes: bytes, rest: bytes, names: list[str], tries: Any = None) -> None:
+        self.tries = tries  # a _ChunkTries actor (None: no cap on the tries of a chunk whose actor dies)
         self.specs: list[MetricSpec] = []
         self.concurrency, self.options = 1, {}
         self.error: Exception | None = None
@@ -429,11 +460,42 @@ class _Scorer:
             with contextlib.suppress(ValueError):  # the metrics of the error rows, where they are known here
                 self.specs = self.specs or metric_specs(names)
 
-    def score(self, chunk: list[tuple[int, Any]]) -> dict[int, SampleResult]:
-        """Every item's result (never raises: a chunk that cannot be scored is ``error`` rows)."""
+    def score(self, chunk: list[tuple[int, Any]], key: str = "") -> dict[int, SampleResult]:
+        """Every item's result (never raises: a chunk that cannot be scored is ``error`` rows); ``key`` names
+        the chunk's content, for counting its tries."""
+        with self._try(key) as died:
+            return self._score(chunk, died)
+
+    @contextlib.contextmanager
+    def _try(self, key: str) -> Iterator[int]:
+        """The times an actor died trying ``key`` before (its tries begun and never finished)."""
+        if self.tries is None:
+            yield 0
+            return
+        import ray
+
+        try:
+            died = ray.get(self.tries.begin.remote(key)) - 1
+        except Exception:  # the counter is gone (its node lost): score, uncapped
+            logger.warning("rageval: the Ray actor counting chunk tries is unreachable", exc_info=True)
+            yield 0
+            return
+        try:
+            yield died
+        finally:
+            with contextlib.suppress(Exception):
+                ray.get(self.tries.end.remote(key))
+
+    def _score(self, chunk: list[tuple[int, Any]], died: int) -> dict[int, SampleResult]:
         try:
             if self.error is not None:
                 raise self.error
+            if died > ACTOR_RESTARTS:
+                msg = (
+                    f"a Ray actor died {died} times scoring these rows (one of them may crash the process); "
+                    "--resume scores them again"
+                )
+                raise RuntimeError(msg)
             first = max(1, len(chunk))  # the whole chunk prepared in one batched pass, as in-process
             scored = score_items(
                 chunk, self.specs, self.judge, concurrency=self.concurrency, first_chunk=first, **self.options
@@ -452,7 +514,10 @@ class _ChunkScorer(_Scorer):
         import pyarrow as pa
 
         positions = batch["position"].to_pylist()
-        scored = [pickle.dumps(self.score(pickle.loads(blob))) for blob in batch["chunk"].to_pylist()]
+        scored = [
+            pickle.dumps(self.score(pickle.loads(blob), key=f"{n}:{hashlib.sha256(blob).hexdigest()}"))
+            for n, blob in zip(positions, batch["chunk"].to_pylist(), strict=True)
+        ]
         return pa.table({"position": pa.array(positions, pa.int64()), "scored": pa.array(scored, pa.binary())})
 
 
@@ -462,8 +527,10 @@ class _RowScorer(_Scorer):
     def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
 
-        chunk = [(i, _sample_of(row)) for i, row in enumerate(batch.to_pylist())]
-        results = self.score(chunk)
+        rows = batch.to_pylist()
+        key = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+        chunk = [(i, _sample_of(row)) for i, row in enumerate(rows)]
+        results = self.score(chunk, key=key)
         return pa.Table.from_pylist([_result_row(results[i]) for i in range(len(chunk))])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -210,10 +211,26 @@ class _FeedbackServer(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    do_GET = do_POST = do_PATCH = _reply
+    do_POST = do_PATCH = _reply
+
+    def do_GET(self) -> None:
+        if not self.path.startswith("/sessions"):
+            return self._reply()
+        type(self).received.append((self.command, self.path, {}))  # the project look-up: it exists
+        project = {"id": PROJECT_ID, "name": "default", "tenant_id": PROJECT_ID, "reference_dataset_id": None}
+        data = json.dumps([project]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return None
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+PROJECT_ID = "3c9a4f2e-6d1b-4e8a-9f70-5b2c1d0e4a87"
 
 
 def test_langsmith_feedback_through_the_real_client(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,17 +246,20 @@ def test_langsmith_feedback_through_the_real_client(monkeypatch: pytest.MonkeyPa
         handler = RagEvalCallbackHandler(
             ["faithfulness", "context_precision"], judge=CopyJudge(), sinks=[LangSmithFeedbackSink(client)]
         )
-        rag_chain().invoke("Q1", config={"callbacks": [handler]})
-        assert handler.wait(timeout=30)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rag_chain().invoke("Q1", config={"callbacks": [handler]})
+            assert handler.wait(timeout=30)
         (run_id,) = handler.results
     finally:
         server.shutdown()
     feedback = [payload for method, path, payload in _FeedbackServer.received if path.startswith("/feedback")]
-    assert [(f["run_id"], f["key"], f["score"]) for f in feedback] == [
-        (run_id, "faithfulness", 0.5),
-        (run_id, "context_precision", 1.0),
-        (run_id, "context_precision_at_k", 1.0),
+    assert [(f["run_id"], f["key"], f["score"], f["session_id"]) for f in feedback] == [
+        (run_id, "faithfulness", 0.5, PROJECT_ID),
+        (run_id, "context_precision", 1.0, PROJECT_ID),
+        (run_id, "context_precision_at_k", 1.0, PROJECT_ID),
     ]
+    assert [str(w.message) for w in caught if isinstance(w.message, langsmith.utils.LangSmithWarning)] == []
     assert feedback[0]["comment"].startswith("1 of 2 claims supported; unsupported: 'Cats can fly.'")
 
 

@@ -37,13 +37,39 @@ def test_evaluate_strings_gives_the_hand_worked_score() -> None:
     faithfulness, model = evaluator()
     out = faithfulness.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=GUIDE_DOCS)
     assert out["score"] == pytest.approx(2 / 3)  # sentences a, b supported, c not (tests/test_ragas_family.py)
-    assert out["value"] == "ok" and "2 of 3 claims supported" in out["reasoning"]
+    assert (out["value"], out["status"]) == ("medium", "ok") and "2 of 3 claims supported" in out["reasoning"]
     assert out["details"]["judge_usage"]["calls"] == 1 and dict(model.calls) == {"trace_labels": 1}
     assert (faithfulness.evaluation_name, faithfulness.requires_input, faithfulness.requires_reference) == (
         "faithfulness",
         True,
         False,
     )
+
+
+@pytest.mark.parametrize(
+    ("score", "status", "value"),
+    [
+        (1.0, "ok", "high"),
+        (0.8, "ok", "high"),
+        (0.7999, "ok", "medium"),
+        (0.5, "ok", "medium"),
+        (0.4999, "ok", "low"),
+        (0.0, "ok", "low"),
+        (None, "undetermined", "undetermined"),
+        (None, "error", "error"),
+    ],
+)
+def test_value_is_the_verdict_in_words_and_the_status_stays_apart(score: float | None, status: str, value: str) -> None:
+    from rageval_lc.adapters.common import MetricScorer
+    from rageval_lc.adapters.langchain import evaluation_dict
+    from rageval_lc.schema import MetricResult
+    from rageval_lc.scoring.sample import SampleResult
+
+    result = SampleResult(
+        id=None, results={"faithfulness": MetricResult(name="faithfulness", score=score, status=status, reason="r")}
+    )
+    out = evaluation_dict(MetricScorer("faithfulness", judge="labels"), result)
+    assert (out["score"], out["value"], out["status"], out["reasoning"]) == (score, value, status, "r")
 
 
 def test_reference_metrics_and_labels() -> None:
@@ -63,6 +89,7 @@ def test_trace_reports_its_average_and_every_score() -> None:
     out = trace.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=documents)
     # ragbench mode on the guide labels: (4/6 + 3/6 + 3/4 + 0) / 4
     assert out["score"] == pytest.approx((4 / 6 + 3 / 6 + 0.75 + 0.0) / 4)
+    assert out["value"] == "low"  # 0.479 < 0.5
     assert out["scores"]["completeness"] == 0.75
 
 
@@ -120,6 +147,7 @@ def test_a_judge_failure_is_an_error_result_not_an_exception() -> None:
 
     out = RagEvaluator("faithfulness", judge=Broken()).evaluate_strings(prediction="A.", input="Q?", contexts=["A."])
     assert (out["score"], out["status"], out["reasoning"]) == (None, "error", "ConnectionError: judge down")
+    assert out["value"] == "error"
 
 
 # --- missing evidence: undetermined, never a silent 0.0 --------------------------------------------
@@ -154,6 +182,7 @@ def test_without_contexts_the_other_scores_are_still_computed() -> None:
     relevance, _ = evaluator("answer_relevance", embeddings=bag_of_words_embeddings())
     out = relevance.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION)
     assert (out["status"], out["score"]) == ("ok", pytest.approx(1.0))  # generated questions = the question
+    assert out["value"] == "high"
     composite, _ = evaluator("ragas_score", embeddings=bag_of_words_embeddings())
     out = composite.invoke({"question": QUESTION, "contexts": [], "response": GUIDE_RESPONSE, "reference": REFERENCE})
     assert (out["status"], out["score"]) == ("ok", pytest.approx(1.0))  # answer relevance alone, renormalised

@@ -165,6 +165,69 @@ def test_a_project_not_found_yet_is_looked_up_again(monkeypatch: pytest.MonkeyPa
         feedback, lookups, deprecations = _feedback_through(monkeypatch)
     finally:
         _ProjectServer.known = []
-    assert [f.get("session_id") for f in feedback] == [None, _ProjectServer.project_id]
+    # the first record's look-up fails, the client is flushed and the project looked up again: found
+    assert [f.get("session_id") for f in feedback] == [_ProjectServer.project_id] * 2
     assert len(lookups) == 2
-    assert len(deprecations) == 1  # LangSmith's own warning, for the one feedback sent without a session
+    assert deprecations == []  # no feedback without a session (LangSmith deprecates it)
+
+
+def test_no_feedback_is_sent_without_a_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    _ProjectServer.known = [False] * 4  # never created: each record looks it up twice, then gives up
+    try:
+        feedback, lookups, deprecations = _feedback_through(monkeypatch)
+    finally:
+        _ProjectServer.known = []
+    assert feedback == [] and len(lookups) == 4 and deprecations == []
+
+
+PROJECT_ID = "5d6c1a0e-3b2f-4c7d-8e9a-1b2c3d4e5f60"
+RECORD = {"run_id": "r1", "tracing_project": "p", "feedback": [{"key": "faithfulness", "score": 0.5, "comment": "c"}]}
+
+
+class _Client:
+    """A LangSmith client stand-in whose project ``p`` exists once ``flush`` has uploaded the queued runs
+    (``appears_on_flush``), or never."""
+
+    def __init__(self, *, appears_on_flush: bool) -> None:
+        self.appears_on_flush, self.exists = appears_on_flush, False
+        self.calls: list[tuple[Any, ...]] = []
+
+    def read_project(self, *, project_name: str) -> Any:
+        self.calls.append(("read_project", project_name))
+        if not self.exists:
+            raise LookupError(f"Project {project_name} not found")
+        return type("Project", (), {"id": PROJECT_ID})()
+
+    def flush(self, timeout: float | None = None) -> None:
+        self.calls.append(("flush",))
+        self.exists = self.appears_on_flush
+
+    def create_feedback(self, **kwargs: Any) -> None:
+        self.calls.append(("create_feedback", kwargs["key"], kwargs.get("session_id")))
+
+
+def test_a_project_not_found_is_looked_up_again_after_flushing_the_client() -> None:
+    client = _Client(appears_on_flush=True)
+    sink = LangSmithFeedbackSink(client)
+    sink.write(RECORD)
+    sink.write(RECORD)  # the project's id is kept: no second look-up
+    assert client.calls == [
+        ("read_project", "p"),
+        ("flush",),
+        ("read_project", "p"),
+        ("create_feedback", "faithfulness", PROJECT_ID),
+        ("create_feedback", "faithfulness", PROJECT_ID),
+    ]
+
+
+def test_a_project_never_found_sends_nothing_and_says_why() -> None:
+    client = _Client(appears_on_flush=False)
+    sink = LangSmithFeedbackSink(client)
+    with pytest.raises(LookupError, match=r"LangSmith has no project 'p' .* run r1 .*\(session_id=\.\.\.\)"):
+        sink.write(RECORD)
+    assert client.calls == [("read_project", "p"), ("flush",), ("read_project", "p")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(LookupError):
+            sink.write(RECORD)  # looked up again with the next record, still nothing sent
+    assert [call[0] for call in client.calls].count("create_feedback") == 0
