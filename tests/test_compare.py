@@ -238,7 +238,7 @@ def test_compare_html_page_shows_the_figures(tmp_path: Path, capsys) -> None:
     changed = text.split("Rows that changed most")[1]
     assert changed.index("q2 (#2)") < changed.index("q1") and "+0.500" in changed
     assert "faithfulness of q2 is 0.4" in changed and "faithfulness of q2 is 0.9" in changed
-    assert "keep no question or answer" in changed  # and each row shown by its id and input line
+    assert "keep no question or answer (written by an older rageval)" in changed  # shown by id and input line
     assert "only_a" in text and "only_b" in text
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".page")] == []  # written through a rename
 

@@ -244,8 +244,8 @@ def _changed_most(result: Comparison, top: int) -> str:
     note = (
         ""
         if has_text
-        else "<p class='muted'>The result rows keep no question or answer (rageval evaluate writes scores, reasons "
-        "and details): each row is shown by its id and input line; the input files hold the texts.</p>"
+        else "<p class='muted'>These result rows keep no question or answer (written by an older rageval): "
+        "each row is shown by its id and input line; the input files hold the texts.</p>"
     )
     return (
         f"<section><h2>Rows that changed most (largest |B − A|, at most {top} per score)</h2>{note}"
