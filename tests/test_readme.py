@@ -105,3 +105,50 @@ def test_readme_says_result_rows_keep_the_question_and_the_response() -> None:
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "Result rows keep no question or answer" not in readme
     assert "Result rows keep the question and the response" in readme
+
+
+def printed_blocks() -> dict[str, list[str]]:
+    """README's blocks of printed output (plain ``` blocks), by their first line."""
+    blocks: list[list[str]] = []
+    fence: str | None = None  # the language of the open block, None outside one
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fence = line[3:].strip() if fence is None else None
+            if fence == "":
+                blocks.append([])
+        elif fence == "":
+            blocks[-1].append(line)
+    return {lines[0]: lines for lines in blocks if lines and not lines[0].startswith("rageval_lc/")}
+
+
+def shown_in_order(shown: list[str], printed: list[str]) -> None:
+    """Every shown line (``...`` stands for lines left out) is a printed line, in the printed order."""
+    rest = iter(printed)
+    for line in shown:
+        if line.strip() == "...":
+            continue
+        assert any(line.rstrip() == got.rstrip() for got in rest), f"README shows a line that is not printed: {line!r}"
+
+
+def test_readme_printed_outputs_are_what_the_commands_print(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 10 of issue 23: the quickstart table and the gate's output in README are run and compared, so a drift
+    fails here (the table was found printing 0.698 where README said 0.631)."""
+    from rageval_lc.cli import main
+    from rageval_lc.runs.quickstart import run_quickstart
+
+    blocks = printed_blocks()
+    quickstart = next(lines for first, lines in blocks.items() if first.startswith("sample "))
+    printed = io.StringIO()
+    run_quickstart(printed)
+    shown_in_order(quickstart, printed.getvalue().splitlines())
+
+    command, *gate_shown = next(lines for first, lines in blocks.items() if first.startswith("$ rageval gate "))
+    monkeypatch.chdir(tmp_path)
+    rows = ROOT / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+    out = ["evaluate", str(rows), "--judge", "labels", "--out", "scores.jsonl", "--no-progress"]
+    assert main([*out, "--metrics", "trace,faithfulness"]) == 0
+    stdout, stderr = io.StringIO(), io.StringIO()
+    monkeypatch.setattr("sys.stdout", stdout)
+    monkeypatch.setattr("sys.stderr", stderr)
+    main(command.removeprefix("$ rageval ").split())
+    shown_in_order(gate_shown, (stdout.getvalue() + stderr.getvalue()).splitlines())
