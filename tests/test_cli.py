@@ -351,3 +351,16 @@ def test_a_failed_row_without_an_id_is_named_by_its_line(tmp_path: Path, capsys)
     assert "rageval: line 3 failed: ValueError: line 3 is not valid JSON" in err  # line 3 has no id
     assert "rageval: line 5 (id 'r5') failed: " in err
     assert "None" not in err
+
+
+def test_quickstart_says_why_when_the_offline_judge_fails_a_row(monkeypatch, capsys) -> None:
+    """A bundled row the offline judge cannot score ends the quickstart with its reason, not a KeyError."""
+    from rageval_lc.judges.local import LocalJudge
+
+    def broken(self, sample):
+        raise RuntimeError("the model file is unreadable")
+
+    monkeypatch.setattr(LocalJudge, "trace_labels", broken)
+    assert main(["quickstart"]) == 1
+    err = capsys.readouterr().err
+    assert "the offline judge failed on covidqa" in err and "RuntimeError: the model file is unreadable" in err

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import sys
 from importlib.resources import files
 from typing import TextIO
 
@@ -41,6 +42,12 @@ def run_quickstart(stream: TextIO) -> int:
         released[record.sample.id] = record.released_scores
     local_rows, local_report = _score(lines, LocalJudge())
     label_rows, label_report = _score(lines, LabelsJudge())
+    failed = [r for r in local_rows if "error" in r["status"].values()]
+    if failed:  # the offline judge could not score a bundled row: say why, not a table of holes
+        for row in failed:
+            reason = next(row["reason"][name] for name, status in row["status"].items() if status == "error")
+            print(f"rageval quickstart: the offline judge failed on {row['id']}: {reason}", file=sys.stderr)
+        return 1
 
     table = []
     for row in local_rows:
