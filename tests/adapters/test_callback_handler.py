@@ -193,8 +193,28 @@ def test_failures_never_reach_the_chain() -> None:
     assert "No answer found" in sink.records[-1]["reason"]["faithfulness"]
 
 
+PROJECT_ID = "3c9a4f2e-6d1b-4e8a-9f70-5b2c1d0e4a87"
+
+
 class _FeedbackServer(BaseHTTPRequestHandler):
+    """A LangSmith stand-in: records every request, answers writes with an id and the project look-up with
+    :meth:`projects`."""
+
     received: ClassVar[list[tuple[str, str, dict]]] = []
+    project: ClassVar[dict[str, Any]] = {
+        "id": PROJECT_ID,
+        "name": "default",
+        "tenant_id": PROJECT_ID,
+        "reference_dataset_id": None,
+    }
+
+    def _send_json(self, value: object) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _reply(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -204,33 +224,23 @@ class _FeedbackServer(BaseHTTPRequestHandler):
         except ValueError:
             payload = {"raw": body[:200].decode("latin-1")}
         type(self).received.append((self.command, self.path, payload))
-        data = json.dumps({"id": payload.get("id", "x")} if isinstance(payload, dict) else {}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self._send_json({"id": payload.get("id", "x")} if isinstance(payload, dict) else {})
 
     do_POST = do_PATCH = _reply
+
+    def projects(self) -> list[dict[str, Any]]:
+        """What the project look-up (GET /sessions?name=...) finds: the project, it exists."""
+        return [self.project]
 
     def do_GET(self) -> None:
         if not self.path.startswith("/sessions"):
             return self._reply()
-        type(self).received.append((self.command, self.path, {}))  # the project look-up: it exists
-        project = {"id": PROJECT_ID, "name": "default", "tenant_id": PROJECT_ID, "reference_dataset_id": None}
-        data = json.dumps([project]).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        type(self).received.append((self.command, self.path, {}))
+        self._send_json(self.projects())
         return None
 
     def log_message(self, *args: Any) -> None:
         pass
-
-
-PROJECT_ID = "3c9a4f2e-6d1b-4e8a-9f70-5b2c1d0e4a87"
 
 
 def test_langsmith_feedback_through_the_real_client(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -84,31 +84,22 @@ def test_report_refuses_a_file_that_mixes_evaluate_rows_and_callback_records(
 
 
 class _ProjectServer(_FeedbackServer):
-    """Also answers LangSmith's project look-up (GET /sessions?name=...)."""
+    """Also answers LangSmith's project look-up (GET /sessions?name=...), as found or not yet (:attr:`known`)."""
 
     received: ClassVar[list[tuple[str, str, dict]]] = []
     project_id = "7f0b3c1e-8a52-4c1d-9a43-2f5e7d1c0b9a"
+    project: ClassVar[dict[str, Any]] = {
+        "id": project_id,
+        "name": "rageval-tests",
+        "tenant_id": "00000000-0000-0000-0000-000000000001",
+        "reference_dataset_id": None,
+        "start_time": "2025-01-01T00:00:00",
+    }
     known: ClassVar[list[bool]] = []  # per look-up: is the project known yet (default: yes)
 
-    def do_GET(self) -> None:
-        if not self.path.startswith("/sessions"):
-            return self._reply()
-        type(self).received.append((self.command, self.path, {}))
-        project = {
-            "id": self.project_id,
-            "name": "rageval-tests",
-            "tenant_id": "00000000-0000-0000-0000-000000000001",
-            "reference_dataset_id": None,
-            "start_time": "2025-01-01T00:00:00",
-        }
+    def projects(self) -> list[dict[str, Any]]:
         known = type(self).known.pop(0) if type(self).known else True
-        data = json.dumps([project] if known else []).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        return None
+        return [self.project] if known else []
 
 
 def _feedback_through(
