@@ -31,11 +31,10 @@ from typing import Any
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.reports.gate import Threshold, parse_condition
-from rageval_lc.runs.engine import EvaluationRun
+from rageval_lc.runs.engine import EvaluationRun, score_items
 from rageval_lc.schema import MetricResult, RagSample
-from rageval_lc.scoring.judgements import ScoringOptions
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec, parse_metrics
-from rageval_lc.scoring.sample import SampleResult, score_sample, scoring_options
+from rageval_lc.scoring.sample import SampleResult
 
 __all__ = ["DEFAULT_JUDGE", "assert_scores", "configure_judge", "configured_judge", "metrics_for"]
 
@@ -168,10 +167,7 @@ def _scored(sample: RagSample, specs: list[MetricSpec], judge: Judge) -> SampleR
     """``sample`` scored as a run scores it: a judge that cannot score it (no labels for the ``labels``
     judge, a judgement it cannot make, a failed call) makes every score ``error`` with the reason, so that
     the assertion fails saying why, as it does on a run's results."""
-    try:
-        return score_sample(sample, specs, scoring_options(specs, ScoringOptions(judge=judge)))
-    except Exception as exc:
-        return SampleResult.failed(sample.id, specs, exc)
+    return next(score_items([(0, sample)], specs, judge))[1]
 
 
 def _is_results(subject: Mapping[str, Any]) -> bool:
