@@ -105,3 +105,18 @@ def test_full_fine_tuning_and_the_gpu_job_run_end_to_end_on_a_tiny_slice(shared:
     curve = [json.loads(line) for line in (out / "curve.jsonl").read_text().splitlines()]
     assert [p["step"] for p in curve] == [2, 4] and all(0 <= p["mnli_dev_matched"] <= 1 for p in curve)
     assert "4 RAGBench rows" in (out / "device_benchmark.log").read_text()
+
+
+def test_a_soup_is_the_element_wise_mean_of_its_runs(tmp_path: Path) -> None:
+    """Two runs' weights (1, 2 / 3, 6): the soup holds their mean, worked by hand (2, 4)."""
+    import soup
+    import torch
+    from safetensors.torch import save_file
+
+    runs = []
+    for i, values in enumerate(([1.0, 2.0], [3.0, 6.0])):
+        run = tmp_path / f"run{i}"
+        run.mkdir()
+        save_file({"layer.weight": torch.tensor(values, dtype=torch.float32)}, str(run / "full_weights.safetensors"))
+        runs.append(run)
+    assert soup.average(runs)["layer.weight"].tolist() == [2.0, 4.0]

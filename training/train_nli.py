@@ -160,8 +160,9 @@ def train(args: argparse.Namespace) -> None:
         info = {**info, "stage_two": two}
     else:
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        for name in ("adapter_model.safetensors", "adapter_config.json"):
-            (Path(args.out) / name).write_bytes((stage_one / name).read_bytes())
+        for name in ("adapter_model.safetensors", "adapter_config.json", "full_weights.safetensors"):
+            if (stage_one / name).exists():
+                (Path(args.out) / name).write_bytes((stage_one / name).read_bytes())
     (Path(args.out) / "training.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
 
 
@@ -179,10 +180,10 @@ def train_stage(
     import torch
     from peft import LoraConfig, PeftModel, TaskType, get_peft_model
 
-    torch.manual_seed(args.seed)
+    torch.manual_seed(args.seed)  # the new head's initial weights: the same for every run of one --seed
     torch.set_num_threads(args.threads)
     device = _device(args)
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed if args.order_seed is None else args.order_seed)
     print(f"{tag} pairs: {len(train_rows):,} {dict(Counter(r['label'] for r in train_rows))}", flush=True)
 
     tokenizer, base = build_base()
@@ -286,6 +287,12 @@ def train_stage(
             break
     out.mkdir(parents=True, exist_ok=True)
     if args.full:
+        if args.save_full:  # every trained weight, for averaging runs into a soup (training/soup.py)
+            from safetensors.torch import save_file
+
+            names = {n for n, p in model.named_parameters() if p.requires_grad}
+            tuned = {k: v.detach().to(torch.float32).cpu().contiguous() for k, v in model.state_dict().items()}
+            save_file({k: v for k, v in tuned.items() if k in names}, str(out / "full_weights.safetensors"))
         export_lora(model.cpu(), out, args.export_rank)
     else:
         model = model.to(torch.float16)
@@ -293,6 +300,7 @@ def train_stage(
     _trim_config(out)
     info = {
         "seed": args.seed,
+        "order_seed": args.seed if args.order_seed is None else args.order_seed,
         "training_pairs": len(train_rows),
         "epochs": epochs,
         "steps": step,
@@ -541,6 +549,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "rageval_lc" / "judges" / "nli"))
     parser.add_argument("--work", default=str(ROOT / ".cache" / "nli_training"))
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--order-seed", type=int, help="the training pairs' order only (default: --seed); the head's init stays"
+    )
+    parser.add_argument("--save-full", action="store_true", help="--full: also save every trained weight (float32)")
     parser.add_argument("--limit", type=int, default=0, help="train on the first N shuffled pairs only")
     parser.add_argument("--eval-limit", type=int, default=0, help="evaluate at most N pairs per held-out source")
     parser.add_argument("--epochs", type=float, default=1.0)
