@@ -1,4 +1,5 @@
-"""The offline judge's reference path: its scores pinned, row by row."""
+"""The offline judge's reference path, prepared in batches: the same scores as judged row by row, and only the
+models a metric needs loaded."""
 
 from __future__ import annotations
 
@@ -65,3 +66,20 @@ def test_reference_scores_are_the_row_by_row_ones(judge: LocalJudge, mode: str) 
     names = METRICS.split(",")
     assert {r.id: tuple(r.results[m].status for m in names) for r in run.results} == {k: ("ok",) * 3 for k in PINNED}
     assert {r.id: tuple(r.results[m].score for m in names) for r in run.results} == PINNED
+
+
+def test_a_metric_that_needs_no_nli_model_does_not_load_it() -> None:
+    judge = LocalJudge(device="cpu")  # nothing loaded yet
+    run = evaluate(reference_rows()[:2], "semantic_similarity,answer_relevance", judge=judge, concurrency=1)
+    assert {m.status for r in run.results for m in r.results.values()} == {"ok"}
+    assert judge.encoder.encoder._model is not None  # the sentence model: the embeddings read it
+    assert judge.nli._loaded is None  # no TRACe table was prepared, so no NLI pair was scored
+
+
+def test_a_reference_metric_makes_no_trace_table(judge: LocalJudge) -> None:
+    fresh = fresh_judge(judge)
+    row = reference_rows()[0]  # (its reference against the contexts is the TRACe table of the next row)
+    run = evaluate([row], "context_recall", judge=fresh, concurrency=1)
+    assert run.results[0].results["context_recall"].status == "ok"
+    assert fresh._features  # the reference's support passes
+    assert (row.question, row.response, row.sentences) not in fresh._features  # no TRACe table
