@@ -6,14 +6,15 @@
 1. Per row: the offline judge scores the same N rows (default 30) with ``faithfulness``, ``context_recall``,
    ``factual_accuracy`` and ``answer_classification``, one metric per run as the CLI does (``evaluate``,
    concurrency 1), each run with fresh caches on models loaded beforehand (loading is not timed). It prints
-   seconds per row and the ratio to ``faithfulness``. The rows are RAGBench's DelucionQA and EManual
+   seconds per row (wall clock, and the process's CPU time: steadier on a busy machine) and the ratios to
+   ``faithfulness``. The rows are RAGBench's DelucionQA and EManual
    validation rows whose question has two responses: each row's reference is the other response.
    ``--dump`` writes every score, ``--compare`` checks them against a dump (exit status 1 on a difference):
    run it on two commits to see that the scores are unchanged.
 2. ``--cold``: in a fresh interpreter, the first score of one row split into the imports (rageval_lc and its
    engine), the encoder's load, the NLI model's load (each timed where the judge loads it) and the rest of
    the first ``evaluate`` call (the first batch and its scoring), for ``faithfulness`` and each of ``--metrics``
-   (with ``--repeats``: the run of the shortest total).
+   (with ``--repeats``: the run of the shortest total), on one row (:func:`cold_sample`).
 
 Timings are noisy on a busy machine: compare commits in the same session, by ratios.
 """
@@ -86,21 +87,34 @@ def fresh_judge(encoder: Any, nli: Any) -> Any:
     return LocalJudge(encoder=encoder, nli=fresh, device="cpu")
 
 
-def per_row(rows: int, repeats: int) -> tuple[dict[str, float], dict[str, list[Any]]]:
-    """Seconds per row of each metric (best of ``repeats``) and the scores of the last repeat."""
+def cold_sample() -> Any:
+    """The row of the first score: the first of the rows whose response and reference differ in length by at most
+    half (the very first has a 35-character response and a 1,400-character reference)."""
+    for row in reference_rows(30):
+        lengths = len(row.response), len(row.reference)
+        if max(lengths) <= 1.5 * min(lengths):
+            return row
+    msg = "No row with a response and a reference of similar length."
+    raise LookupError(msg)
+
+
+def per_row(rows: int, repeats: int) -> tuple[dict[str, tuple[float, float]], dict[str, list[Any]]]:
+    """Wall and CPU seconds per row of each metric (each the best of ``repeats``) and the scores of the last repeat."""
     from rageval_lc.runs.engine import evaluate
 
     samples = reference_rows(rows)
     encoder, nli = loaded_models()
-    best: dict[str, float] = {}
+    best: dict[str, tuple[float, float]] = {}
     scores: dict[str, list[Any]] = {}
     for _ in range(repeats):
         for metric in METRICS:  # interleaved: a burst of load hits every metric alike
             judge = fresh_judge(encoder, nli)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             run = evaluate(samples, metric, judge=judge, concurrency=1)
             wall = (time.perf_counter() - start) / len(samples)
-            best[metric] = min(best.get(metric, wall), wall)
+            cpu = (time.process_time() - cpu) / len(samples)
+            old = best.get(metric, (wall, cpu))
+            best[metric] = (min(old[0], wall), min(old[1], cpu))
             scores[metric] = [{name: (m.status, m.score) for name, m in sorted(r.results.items())} for r in run.results]
     return best, scores
 
@@ -108,7 +122,7 @@ def per_row(rows: int, repeats: int) -> tuple[dict[str, float], dict[str, list[A
 _COLD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[3])
-from reference_speed import reference_rows  # the rows' module: not timed (it imports only the dataset reader)
+from reference_speed import cold_sample  # the rows' module: not timed (it imports only the dataset reader)
 start = time.perf_counter()
 from rageval_lc.runs.engine import evaluate
 from rageval_lc.judges.encoder import SentenceTransformerEncoder
@@ -132,7 +146,7 @@ load = NliModel._load
 def nli_load(self):
     return timed("nli", load)(self) if self._loaded is None else load(self)
 NliModel._load = nli_load
-samples = reference_rows(1)
+samples = [cold_sample()]
 t = time.perf_counter()
 run = evaluate(samples, sys.argv[1], judge=LocalJudge(device=sys.argv[2]), concurrency=1)
 first = time.perf_counter() - t
@@ -184,9 +198,10 @@ def main() -> int:
         print(format_table(head, table))
         return 0
     seconds, scores = per_row(args.rows, args.repeats)
-    base = seconds["faithfulness"]
-    table = [[m, f"{seconds[m]:.3f}", f"{seconds[m] / base:.2f}"] for m in METRICS]
-    print(format_table([f"metric ({args.rows} rows)", "s / row", "× faithfulness"], table))
+    wall, cpu = seconds["faithfulness"]
+    table = [[m, f"{w:.3f}", f"{w / wall:.2f}", f"{c:.3f}", f"{c / cpu:.2f}"] for m, (w, c) in seconds.items()]
+    head = [f"metric ({args.rows} rows)", "wall s / row", "× faithfulness", "CPU s / row", "× faithfulness (CPU)"]
+    print(format_table(head, table))
     if args.dump:
         args.dump.write_text(json.dumps(scores, indent=1), encoding="utf-8")
     if args.compare:
