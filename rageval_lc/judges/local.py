@@ -386,7 +386,7 @@ class LocalJudge(Portable, BaseJudge):
         self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device, cache_size=_NLI_CACHE)
         self._params = params
         self._rare_cache: dict[str, bool] = {}
-        self._features: OrderedDict[tuple[str, str, KeyedSentences], SampleFeatures] = OrderedDict()
+        self._features: OrderedDict[tuple[Any, ...], SampleFeatures] = OrderedDict()
         self._pending: list[_Pending] = []
         self._prepare_lock = threading.Lock()
 
@@ -433,12 +433,30 @@ class LocalJudge(Portable, BaseJudge):
         answers = encoded[2 + len(doc_texts) :]
         return sample_features(question, q, r, sentences, docs, answers, is_rare=self._is_rare)
 
+    def _support_base(self, sentences: KeyedSentences) -> SampleFeatures:
+        """The support table of ``sentences``' response sentences against its documents (no document table: no
+        support pass reads it, so neither the question nor the whole response is encoded)."""
+        doc_texts = [text for doc in sentences.documents for _, text in doc]
+        encoded = self.encoder.encode([*doc_texts, *(text for _, text in sentences.response)])
+        docs, answers = encoded[: len(doc_texts)], encoded[len(doc_texts) :]
+        return sample_features("", None, None, sentences, docs, answers, is_rare=self._is_rare, document_table=False)
+
     def features(self, question: str, sentences: KeyedSentences, response: str) -> SampleFeatures:
         """The sample's feature tables, the NLI pass included (remembered for the next judgement)."""
         key = (question, response, sentences)
+        return self._with_nli(key, sentences, lambda: self._base_features(question, sentences, response))
+
+    def _support_features(self, sentences: KeyedSentences) -> SampleFeatures:
+        """The support table of statements (``sentences``' response) against contexts, the NLI pass included."""
+        return self._with_nli(("support", sentences), sentences, lambda: self._support_base(sentences))
+
+    def _with_nli(
+        self, key: tuple[Any, ...], sentences: KeyedSentences, base: Callable[[], SampleFeatures]
+    ) -> SampleFeatures:
+        """The feature tables of ``sentences`` remembered as ``key`` (made by ``base`` when not), with the NLI pass."""
         found = self._features.get(key)
         if found is None or found.nli is None:
-            found = (found or self._base_features(question, sentences, response)).with_nli(
+            found = (found or base()).with_nli(
                 sentences,
                 self.nli.predict,
                 threshold=self.params.contradiction_threshold,
@@ -450,14 +468,13 @@ class LocalJudge(Portable, BaseJudge):
         return found
 
     def _support_probabilities(
-        self, statements: Sequence[str], contexts: Sequence[str], question: str
+        self, statements: Sequence[str], contexts: Sequence[str]
     ) -> tuple[np.ndarray, list[str], list[bool], list[bool]]:
         """P(unsupported) of each statement against the contexts, with a reason, whether it is flagged as
         unsupported, and whether it is contradicted outright."""
         if not statements:
             return np.zeros(0), [], [], []
-        keyed = _statement_sentences(statements, contexts)
-        features = self.features(question, keyed, " ".join(statements))
+        features = self._support_features(_statement_sentences(statements, contexts))
         p, contradicted = nli_adjusted(
             self.params.support.predict(features.support_inputs),
             features.nli_verdicts,
@@ -518,7 +535,7 @@ class LocalJudge(Portable, BaseJudge):
                 return
             self._pending = [e for e in self._pending if e not in due]
             passes = [
-                (s.question, statements, contexts)
+                (statements, contexts)
                 for entry in due
                 if entry.kind != "trace"
                 for s in entry.samples
@@ -557,27 +574,24 @@ class LocalJudge(Portable, BaseJudge):
         release_free_memory()  # the NLI passes' freed activations, back to the system (glibc)
         self._trim_features()
 
-    def _prepare_support(self, passes: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> None:
-        """Encode every text, and score every NLI pair, of these support passes ((question, statements,
-        contexts), as :meth:`_support_probabilities` reads them) in one batched pass each."""
-        jobs: dict[tuple[str, str, KeyedSentences], None] = {}
-        for question, statements, contexts in passes:
-            key = (question, " ".join(statements), _statement_sentences(statements, contexts))
-            if key not in self._features:
-                jobs[key] = None
-        texts: list[str] = []
-        for question, response, keyed in jobs:
-            texts += [question, response]
-            texts += [text for doc in keyed.documents for _, text in doc] + [text for _, text in keyed.response]
+    def _prepare_support(self, passes: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
+        """Encode every text, and score every NLI pair, of these support passes ((statements, contexts), as
+        :meth:`_support_probabilities` reads them) in one batched pass each."""
+        jobs = [
+            key
+            for key in dict.fromkeys(_statement_sentences(*p) for p in passes)
+            if ("support", key) not in self._features
+        ]
+        texts = [text for keyed in jobs for doc in keyed.documents for _, text in doc]
+        texts += [text for keyed in jobs for _, text in keyed.response]
         self.encoder.encode(list(dict.fromkeys(texts)))
         pairs: list[tuple[str, str]] = []
-        for key in jobs:
-            question, response, keyed = key
+        for keyed in jobs:
             try:
-                base = self._base_features(question, keyed, response)
+                base = self._support_base(keyed)
             except UnreadableInput:
                 continue
-            self._features[key] = base
+            self._features[("support", keyed)] = base
             pairs += nli_inputs(keyed, base.best_matches)[1]
         self.nli.predict(pairs)
         release_free_memory()
@@ -604,7 +618,7 @@ class LocalJudge(Portable, BaseJudge):
 
     def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
         """Each claim is supported when its estimated probability of being unsupported is below the threshold."""
-        _, reasons, flagged, _ = self._support_probabilities(claims, contexts, "")
+        _, reasons, flagged, _ = self._support_probabilities(claims, contexts)
         verdicts = [
             ClaimVerdict(claim=claim, supported=not unsupported, reason=reason)
             for claim, reason, unsupported in zip(claims, reasons, flagged, strict=True)
@@ -642,7 +656,7 @@ class LocalJudge(Portable, BaseJudge):
             return Judgement(name="attribute_reference", value=[], reason="The reference is empty.")
         self._prepared({"attribution": _work_key("attribution", question, reference=reference, contexts=contexts)})
         keyed = KeyedSentences.from_texts(contexts, "")
-        _, reasons, flagged, _ = self._support_probabilities(statements, contexts, question)
+        _, reasons, flagged, _ = self._support_probabilities(statements, contexts)
         doc_vectors = self.encoder.encode([t for doc in keyed.documents for _, t in doc])
         owners = [i for i, doc in enumerate(keyed.documents) for _ in doc]
         verdicts = []
@@ -684,9 +698,9 @@ class LocalJudge(Portable, BaseJudge):
             )
             return Judgement(name="factual_accuracy", value=verdict)
         self._prepared({"accuracy": _work_key("accuracy", question, response=answer, reference=reference)})
-        p_wrong, _, _, contradicted = self._support_probabilities(answer_sentences, [reference], question)
+        p_wrong, _, _, contradicted = self._support_probabilities(answer_sentences, [reference])
         correct = float((1.0 - p_wrong).mean())
-        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer], question)[0]).mean())
+        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer])[0]).mean())
         overlap = key_term_overlap(question, answer, reference, is_rare=self._is_rare)
         correctness_reason = f"Support by the reference {correct:.2f} (mean over answer sentences)"
         if overlap.precision is not None:
