@@ -18,8 +18,10 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -65,9 +67,61 @@ __all__ = [
     "sentence_explanation",
 ]
 
-_FEATURE_CACHE = 512  # samples whose feature tables are remembered (two of the engine's chunks of 256)
+_FEATURE_CACHE = 512  # feature tables remembered (two of the engine's chunks of 256; a reference adds 3 a sample)
 _NLI_CACHE = 20_000  # NLI pairs remembered (~6 chunks: a RAGBench row has ~12); memory flat over a run
 _PREPARE_GROUP = 32  # samples encoded together by prepare (their encodings fit the encoder's cache)
+_PENDING_SAMPLES = 1024  # samples announced by prepare and not judged yet, per kind of work, kept at most
+
+#: The kinds of work prepare batches: ``trace``, the TRACe feature tables; ``attribution``, the reference's
+#: sentences against the contexts; ``accuracy``, the answer's sentences against the reference and back.
+_WORK = ("trace", "attribution", "accuracy")
+
+
+def _work_key(
+    kind: str, question: str, *, response: str = "", reference: str = "", contexts: Sequence[str] = ()
+) -> tuple[Any, ...]:
+    """What a sample's work of ``kind`` goes by: the texts its judgements are given."""
+    if kind == "trace":
+        return (question, response, tuple(contexts))
+    if kind == "attribution":
+        return (question, reference, tuple(contexts))
+    return (question, response, reference)
+
+
+def _sample_key(kind: str, sample: RagSample) -> tuple[Any, ...]:
+    return _work_key(
+        kind, sample.question, response=sample.response, reference=sample.reference or "", contexts=sample.contexts
+    )
+
+
+@dataclass(frozen=True, eq=False)  # one entry is only ever itself (compared by identity)
+class _Pending:
+    """Work of one kind that prepare announced for some samples and no judgement has asked for yet."""
+
+    kind: str
+    keys: frozenset[tuple[Any, ...]]
+    samples: tuple[RagSample, ...]
+
+
+def _statement_sentences(statements: Sequence[str], contexts: Sequence[str]) -> KeyedSentences:
+    """The contexts' sentences with ``statements`` as the response (keyed a, b, …): what a support pass reads."""
+    keyed = KeyedSentences.from_texts(contexts, "")
+    return KeyedSentences(
+        documents=keyed.documents, response=tuple((sentence_letters(i), s) for i, s in enumerate(statements))
+    )
+
+
+def _support_passes(sample: RagSample, kind: str) -> list[tuple[list[str], list[str]]]:
+    """The (statements, contexts) of each support pass that the reference judgements of ``kind`` make for
+    ``sample`` (``attribution``: :meth:`LocalJudge.attribute_reference`; ``accuracy``:
+    :meth:`LocalJudge.factual_accuracy`), those with a statement to check."""
+    reference = split_sentences(sample.reference or "")
+    if kind == "attribution":
+        return [(reference, list(sample.contexts))] if reference else []
+    answer = split_sentences(sample.response)
+    if not answer or not reference:
+        return []
+    return [(answer, [sample.reference or ""]), (reference, [sample.response])]
 
 
 def _top_keys(keys: Sequence[str], probabilities: np.ndarray, share: float) -> list[str]:
@@ -308,7 +362,11 @@ class LocalJudge(Portable, BaseJudge):
     name = "local"
     supports = frozenset(JUDGEMENTS) - {"generate_questions"}
     max_input_chars: int | None = MAX_INPUT_CHARS  # characters one judgement reads at most (None: no limit)
-    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_features": OrderedDict}  # pickled without its cache
+    _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {  # pickled without its caches and pending work
+        "_features": OrderedDict,
+        "_pending": list,
+        "_prepare_lock": threading.Lock,
+    }
 
     def __init__(
         self,
@@ -328,7 +386,9 @@ class LocalJudge(Portable, BaseJudge):
         self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device, cache_size=_NLI_CACHE)
         self._params = params
         self._rare_cache: dict[str, bool] = {}
-        self._features: OrderedDict[tuple[str, str, KeyedSentences], SampleFeatures] = OrderedDict()
+        self._features: OrderedDict[tuple[Any, ...], SampleFeatures] = OrderedDict()
+        self._pending: list[_Pending] = []
+        self._prepare_lock = threading.Lock()
 
     @property
     def params(self) -> LocalParams:
@@ -373,36 +433,48 @@ class LocalJudge(Portable, BaseJudge):
         answers = encoded[2 + len(doc_texts) :]
         return sample_features(question, q, r, sentences, docs, answers, is_rare=self._is_rare)
 
+    def _support_base(self, sentences: KeyedSentences) -> SampleFeatures:
+        """The support table of ``sentences``' response sentences against its documents (no document table: no
+        support pass reads it, so neither the question nor the whole response is encoded)."""
+        doc_texts = [text for doc in sentences.documents for _, text in doc]
+        encoded = self.encoder.encode([*doc_texts, *(text for _, text in sentences.response)])
+        docs, answers = encoded[: len(doc_texts)], encoded[len(doc_texts) :]
+        return sample_features("", None, None, sentences, docs, answers, is_rare=self._is_rare, document_table=False)
+
     def features(self, question: str, sentences: KeyedSentences, response: str) -> SampleFeatures:
         """The sample's feature tables, the NLI pass included (remembered for the next judgement)."""
         key = (question, response, sentences)
+        return self._with_nli(key, sentences, lambda: self._base_features(question, sentences, response))
+
+    def _support_features(self, sentences: KeyedSentences) -> SampleFeatures:
+        """The support table of statements (``sentences``' response) against contexts, the NLI pass included."""
+        return self._with_nli(("support", sentences), sentences, lambda: self._support_base(sentences))
+
+    def _with_nli(
+        self, key: tuple[Any, ...], sentences: KeyedSentences, base: Callable[[], SampleFeatures]
+    ) -> SampleFeatures:
+        """The feature tables of ``sentences`` remembered as ``key`` (made by ``base`` when not), with the NLI pass."""
         found = self._features.get(key)
         if found is None or found.nli is None:
-            found = (found or self._base_features(question, sentences, response)).with_nli(
+            found = (found or base()).with_nli(
                 sentences,
                 self.nli.predict,
                 threshold=self.params.contradiction_threshold,
                 slots=self.params.lexical_conflicts,
             )
             self._features[key] = found
-            while len(self._features) > _FEATURE_CACHE:
-                self._features.popitem(last=False)
+            self._trim_features()
         self._features.move_to_end(key)
         return found
 
     def _support_probabilities(
-        self, statements: Sequence[str], contexts: Sequence[str], question: str
+        self, statements: Sequence[str], contexts: Sequence[str]
     ) -> tuple[np.ndarray, list[str], list[bool], list[bool]]:
         """P(unsupported) of each statement against the contexts, with a reason, whether it is flagged as
         unsupported, and whether it is contradicted outright."""
-        keyed = KeyedSentences.from_texts(contexts, "")
-        keyed = KeyedSentences(
-            documents=keyed.documents,
-            response=tuple((sentence_letters(i), s) for i, s in enumerate(statements)),
-        )
         if not statements:
             return np.zeros(0), [], [], []
-        features = self.features(question, keyed, " ".join(statements))
+        features = self._support_features(_statement_sentences(statements, contexts))
         p, contradicted = nli_adjusted(
             self.params.support.predict(features.support_inputs),
             features.nli_verdicts,
@@ -423,15 +495,67 @@ class LocalJudge(Portable, BaseJudge):
         self.encoder.encode(list(dict.fromkeys(texts)))
 
     def prepare(self, samples: Sequence[RagSample]) -> None:
-        """Encode every text, and score every NLI pair, that the TRACe labelling of ``samples`` needs.
+        """Announce the samples about to be judged: each kind of work their judgements share is then done for
+        all of them at once, when a judgement first asks for it.
 
-        Texts sorted by length pad little, so a batch run that calls this per chunk of samples encodes
-        (and runs the NLI model) far faster than sample by sample; the per-sample calls then read the caches.
-        Samples are encoded :data:`_PREPARE_GROUP` at a time, their feature tables computed before the next
-        group, so the encoder's cache (bounded in bytes) never has to hold a whole chunk; samples the judge
-        will not read (:mod:`~rageval_lc.judges.local_limits`) are left to their judgements, which say why.
+        The TRACe labelling's (:meth:`trace_labels`, :meth:`assess_all`) encodes every text and scores every NLI
+        pair of the chunk in one batched pass; the reference judgements' (:meth:`attribute_reference`,
+        :meth:`factual_accuracy`, :meth:`classify_answer`, :meth:`assess_reference`) do the same for their support
+        passes, :data:`_PREPARE_GROUP` samples at a time. Texts sorted by length pad little, so this is far faster
+        than sample by sample; the per-sample calls then read the caches. Nothing is done, and no model loaded,
+        for work no judgement asks for (``semantic_similarity`` alone loads no NLI model, ``context_recall`` alone
+        makes no TRACe table). Samples the judge will not read (:mod:`~rageval_lc.judges.local_limits`) are left to
+        their judgements, which say why.
         """
         samples = [sample for sample in samples if too_long(self, sample) is None]
+        referenced = [sample for sample in samples if sample.reference and sample.reference.strip()]
+        entries = [_Pending("trace", frozenset(_sample_key("trace", s) for s in samples), tuple(samples))]
+        for start in range(0, len(referenced), _PREPARE_GROUP):
+            group = referenced[start : start + _PREPARE_GROUP]
+            for kind in ("attribution", "accuracy"):
+                chosen = tuple(s for s in group if kind != "attribution" or s.has_contexts)
+                entries.append(_Pending(kind, frozenset(_sample_key(kind, s) for s in chosen), chosen))
+        with self._prepare_lock:
+            self._pending += [entry for entry in entries if entry.samples]
+            for kind in _WORK:  # a judge reused for other metrics: what was never asked for goes
+                held = 0
+                for entry in reversed([e for e in self._pending if e.kind == kind]):
+                    held += len(entry.samples)
+                    if held > _PENDING_SAMPLES:
+                        self._pending.remove(entry)
+
+    def _prepared(self, wanted: Mapping[str, tuple[Any, ...]]) -> None:
+        """Do the pending work (see :meth:`prepare`) of each kind in ``wanted`` that the sample of that key belongs
+        to, for its whole batch at once (a sample prepare did not announce: nothing, it is judged alone)."""
+        if not self._pending:
+            return
+        with self._prepare_lock:
+            due = [e for e in self._pending if e.kind in wanted and wanted[e.kind] in e.keys]
+            if not due:
+                return
+            self._pending = [e for e in self._pending if e not in due]
+            passes = [
+                (statements, contexts)
+                for entry in due
+                if entry.kind != "trace"
+                for s in entry.samples
+                for statements, contexts in _support_passes(s, entry.kind)
+            ]
+            try:  # as the engine does with prepare: a failed batch leaves each sample to be judged alone
+                for entry in due:
+                    if entry.kind == "trace":
+                        self._prepare_trace(entry.samples)
+                if passes:
+                    self._prepare_support(passes)
+            except Exception:
+                pass
+
+    def _prepare_trace(self, samples: Sequence[RagSample]) -> None:
+        """Encode every text, and score every NLI pair, that the TRACe labelling of ``samples`` needs.
+
+        Samples are encoded :data:`_PREPARE_GROUP` at a time, their feature tables computed before the next
+        group, so the encoder's cache (bounded in bytes) never has to hold a whole chunk.
+        """
         pairs: list[tuple[str, str]] = []
         for start in range(0, len(samples), _PREPARE_GROUP):
             group = samples[start : start + _PREPARE_GROUP]
@@ -448,6 +572,32 @@ class LocalJudge(Portable, BaseJudge):
                 pairs += nli_inputs(sample.sentences, base.best_matches)[1]
         self.nli.predict(pairs)
         release_free_memory()  # the NLI passes' freed activations, back to the system (glibc)
+        self._trim_features()
+
+    def _prepare_support(self, passes: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
+        """Encode every text, and score every NLI pair, of these support passes ((statements, contexts), as
+        :meth:`_support_probabilities` reads them) in one batched pass each."""
+        jobs = [
+            key
+            for key in dict.fromkeys(_statement_sentences(*p) for p in passes)
+            if ("support", key) not in self._features
+        ]
+        texts = [text for keyed in jobs for doc in keyed.documents for _, text in doc]
+        texts += [text for keyed in jobs for _, text in keyed.response]
+        self.encoder.encode(list(dict.fromkeys(texts)))
+        pairs: list[tuple[str, str]] = []
+        for keyed in jobs:
+            try:
+                base = self._support_base(keyed)
+            except UnreadableInput:
+                continue
+            self._features[("support", keyed)] = base
+            pairs += nli_inputs(keyed, base.best_matches)[1]
+        self.nli.predict(pairs)
+        release_free_memory()
+        self._trim_features()
+
+    def _trim_features(self) -> None:
         while len(self._features) > _FEATURE_CACHE:
             self._features.popitem(last=False)
 
@@ -455,6 +605,7 @@ class LocalJudge(Portable, BaseJudge):
 
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """TRACe labels from the local models; ``notes["adherence_probability"]`` ranks hallucination."""
+        self._prepared({"trace": _sample_key("trace", sample)})
         features = self.features(sample.question, sample.sentences, sample.response)
         labels, notes = labels_from_features(features, self.params)
         return Judgement(name="trace_labels", value=labels, notes=notes, reason="Offline judge (local models).")
@@ -467,7 +618,7 @@ class LocalJudge(Portable, BaseJudge):
 
     def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
         """Each claim is supported when its estimated probability of being unsupported is below the threshold."""
-        _, reasons, flagged, _ = self._support_probabilities(claims, contexts, "")
+        _, reasons, flagged, _ = self._support_probabilities(claims, contexts)
         verdicts = [
             ClaimVerdict(claim=claim, supported=not unsupported, reason=reason)
             for claim, reason, unsupported in zip(claims, reasons, flagged, strict=True)
@@ -503,8 +654,9 @@ class LocalJudge(Portable, BaseJudge):
         statements = split_sentences(reference)
         if not statements:
             return Judgement(name="attribute_reference", value=[], reason="The reference is empty.")
+        self._prepared({"attribution": _work_key("attribution", question, reference=reference, contexts=contexts)})
         keyed = KeyedSentences.from_texts(contexts, "")
-        _, reasons, flagged, _ = self._support_probabilities(statements, contexts, question)
+        _, reasons, flagged, _ = self._support_probabilities(statements, contexts)
         doc_vectors = self.encoder.encode([t for doc in keyed.documents for _, t in doc])
         owners = [i for i, doc in enumerate(keyed.documents) for _ in doc]
         verdicts = []
@@ -545,9 +697,10 @@ class LocalJudge(Portable, BaseJudge):
                 correctness=0.0, completeness=0.0, overall_reason="The answer or the reference is empty."
             )
             return Judgement(name="factual_accuracy", value=verdict)
-        p_wrong, _, _, contradicted = self._support_probabilities(answer_sentences, [reference], question)
+        self._prepared({"accuracy": _work_key("accuracy", question, response=answer, reference=reference)})
+        p_wrong, _, _, contradicted = self._support_probabilities(answer_sentences, [reference])
         correct = float((1.0 - p_wrong).mean())
-        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer], question)[0]).mean())
+        complete = float((1.0 - self._support_probabilities(reference_sentences, [answer])[0]).mean())
         overlap = key_term_overlap(question, answer, reference, is_rare=self._is_rare)
         correctness_reason = f"Support by the reference {correct:.2f} (mean over answer sentences)"
         if overlap.precision is not None:
@@ -586,6 +739,8 @@ class LocalJudge(Portable, BaseJudge):
         self, question: str, answer: str, reference: str, contexts: Sequence[str]
     ) -> Judgement[ReferenceAssessment]:
         """Statements with attribution, GEval's criteria and CORRECT/WRONG from the same offline models."""
+        keys = {"response": answer, "reference": reference, "contexts": contexts}
+        self._prepared({kind: _work_key(kind, question, **keys) for kind in ("attribution", "accuracy")})
         statements = self.attribute_reference(question, reference, contexts).value or []
         accuracy = self.factual_accuracy(question, answer, reference).value
         assert accuracy is not None

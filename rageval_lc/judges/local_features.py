@@ -187,23 +187,26 @@ class SampleFeatures:
 
 def sample_features(
     question_text: str,
-    question: Encoded,
-    response: Encoded,
+    question: Encoded | None,
+    response: Encoded | None,
     sentences: KeyedSentences,
     documents: list[Encoded],
     answer_sentences: list[Encoded],
     *,
     is_rare: object = None,
+    document_table: bool = True,
 ) -> SampleFeatures:
     """Compute both feature tables of one sample.
 
     Args:
         question_text: the question.
-        question, response: the encoded question and whole response.
+        question, response: the encoded question and whole response (read by the document table only).
         sentences: the sample's keyed sentences.
         documents: the encoded document sentences, in ``sentences.document_keys`` order.
         answer_sentences: the encoded response sentences, in ``sentences.response_keys`` order.
         is_rare: a callable telling whether a word is rare (split into several word pieces).
+        document_table: False to leave the document table zeros, for a caller that reads only the support
+            table (``question`` and ``response`` may then be None).
 
     Raises:
         UnreadableInput: If there are document sentences but none has a word piece the model can read
@@ -214,7 +217,7 @@ def sample_features(
     doc_of = [i for i, doc in enumerate(sentences.documents) for _ in doc]
     resp_texts = [text for _, text in sentences.response]
     n, m = len(doc_texts), len(resp_texts)
-    dim = question.sentence.shape[0]
+    dim = next((e.sentence.shape[0] for e in (question, *documents, *answer_sentences) if e is not None), 0)
     d_vecs = np.stack([e.sentence for e in documents]) if n else np.zeros((0, dim))
     r_vecs = np.stack([e.sentence for e in answer_sentences]) if m else np.zeros((0, dim))
     doc_words = [content_words(t) for t in doc_texts]
@@ -225,7 +228,8 @@ def sample_features(
     resp_numbers = set(_NUMBER.findall(" ".join(resp_texts)))
 
     documents_table = np.zeros((n, len(DOCUMENT_FEATURES)))
-    if n:
+    if n and document_table:
+        assert question is not None and response is not None
         sim_q = d_vecs @ question.sentence
         sims = d_vecs @ r_vecs.T if m else np.zeros((n, 1))
         sim_r = sims.max(axis=1)

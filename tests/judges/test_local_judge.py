@@ -188,16 +188,19 @@ def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
             assert 0.0 <= score <= 1.0, name
 
 
-def test_prepare_encodes_a_chunk_once_so_scoring_reads_the_cache(fake_judge: LocalJudge) -> None:
+def test_the_first_judgement_of_a_chunk_encodes_it_so_the_others_read_the_cache(fake_judge: LocalJudge) -> None:
     from rageval_lc.runs.engine import prepared
 
     batch = [SAMPLE.model_copy(update={"question": f"Where is it? ({i})"}) for i in range(4)]
-    items = list(prepared(batch, fake_judge, lambda s: s, chunk=3))
-    assert items == batch
     before = fake_judge.encoder.misses
-    for sample in batch:
-        fake_judge.trace_labels(sample)
-    assert fake_judge.encoder.misses == before  # every text was encoded by prepare
+    items = list(prepared(batch, fake_judge, lambda s: s, chunk=3))  # chunks of 1, 2 and 1
+    assert items == batch
+    assert fake_judge.encoder.misses == before  # prepare only announces: nothing is encoded before it is needed
+    fake_judge.trace_labels(batch[1])  # the first TRACe judgement of a chunk prepares the whole chunk
+    encoded = fake_judge.encoder.misses
+    assert encoded > before
+    fake_judge.trace_labels(batch[2])
+    assert fake_judge.encoder.misses == encoded  # every text of its chunk-mate was encoded with it
 
 
 # The table of issue 22, one context each, through LangChain as a new user would: four contradictions (each with

@@ -1,0 +1,85 @@
+"""The offline judge's reference path, prepared in batches: the same scores as judged row by row, and only the
+models a metric needs loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rageval_lc.judges.local import LocalJudge
+from rageval_lc.runs.engine import evaluate
+from rageval_lc.schema import RagSample
+
+CASES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "contradiction_rag_cases.jsonl"
+METRICS = "context_recall,factual_accuracy,answer_classification"
+#: Computed at commit 164f6f1, before the reference path was prepared in batches (each row judged alone).
+#: Per row: context_recall, factual_accuracy, answer_classification (the same in both scoring modes).
+PINNED = {
+    "rag-num-01": (1.0, 0.503125, 0.0),
+    "rag-num-01-f": (0.6666666666666666, 0.503125, 0.0),
+    "rag-date-01": (1.0, 0.465625, 0.0),
+    "rag-date-01-f": (1.0, 0.504687625, 0.0),
+    "rag-name-01": (1.0, 0.51496975, 0.0),
+    "rag-name-01-f": (0.5, 0.5359375, 0.0),
+    "rag-neg-01": (1.0, 0.95482725, 1.0),
+    "rag-neg-01-f": (1.0, 0.92925875, 1.0),
+}
+
+
+def reference_rows() -> list[RagSample]:
+    """Four questions of the contradiction cases, each answered twice (contradicting, faithful): each answer
+    with the other as its reference."""
+    rows = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    by_id = {row["id"]: row for row in rows}
+    samples = []
+    for kind in ("num", "date", "name", "neg"):
+        bad, good = by_id[f"rag-{kind}-01"], by_id[f"rag-{kind}-01-f"]
+        for row, other in ((bad, good), (good, bad)):
+            samples.append(
+                RagSample(
+                    id=row["id"],
+                    question=row["question"],
+                    contexts=row["contexts"],
+                    response=row["response"],
+                    reference=other["response"],
+                )
+            )
+    return samples
+
+
+@pytest.fixture(scope="module")
+def judge() -> LocalJudge:
+    return LocalJudge(device="cpu")
+
+
+def fresh_judge(judge: LocalJudge) -> LocalJudge:
+    """A judge on ``judge``'s loaded models with every cache empty."""
+    judge.nli._cache.clear()
+    return LocalJudge(encoder=judge.encoder.encoder, nli=judge.nli, device="cpu")
+
+
+@pytest.mark.parametrize("mode", ["shared", "separate"])
+def test_reference_scores_are_the_row_by_row_ones(judge: LocalJudge, mode: str) -> None:
+    run = evaluate(reference_rows(), METRICS, judge=fresh_judge(judge), concurrency=1, scoring_mode=mode)
+    names = METRICS.split(",")
+    assert {r.id: tuple(r.results[m].status for m in names) for r in run.results} == {k: ("ok",) * 3 for k in PINNED}
+    assert {r.id: tuple(r.results[m].score for m in names) for r in run.results} == PINNED
+
+
+def test_a_metric_that_needs_no_nli_model_does_not_load_it() -> None:
+    judge = LocalJudge(device="cpu")  # nothing loaded yet
+    run = evaluate(reference_rows()[:2], "semantic_similarity,answer_relevance", judge=judge, concurrency=1)
+    assert {m.status for r in run.results for m in r.results.values()} == {"ok"}
+    assert judge.encoder.encoder._model is not None  # the sentence model: the embeddings read it
+    assert judge.nli._loaded is None  # no TRACe table was prepared, so no NLI pair was scored
+
+
+def test_a_reference_metric_makes_no_trace_table(judge: LocalJudge) -> None:
+    fresh = fresh_judge(judge)
+    row = reference_rows()[0]  # (its reference against the contexts is the TRACe table of the next row)
+    run = evaluate([row], "context_recall", judge=fresh, concurrency=1)
+    assert run.results[0].results["context_recall"].status == "ok"
+    assert fresh._features  # the reference's support passes
+    assert (row.question, row.response, row.sentences) not in fresh._features  # no TRACe table
