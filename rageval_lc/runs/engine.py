@@ -435,9 +435,7 @@ def evaluate(
     )
 
 
-async def aevaluate(
-    samples: Iterable[Any], metrics: str | Sequence[str] = ("trace",), **kwargs: Any
-) -> EvaluationRun:
+async def aevaluate(samples: Iterable[Any], metrics: str | Sequence[str] = ("trace",), **kwargs: Any) -> EvaluationRun:
     """:func:`evaluate` from async code: runs on a worker thread, so the event loop is never blocked."""
     samples = read_samples(samples)
     return await asyncio.to_thread(evaluate, samples, metrics, **kwargs)
