@@ -123,7 +123,8 @@ def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers(tmp_pa
     source = tmp_path / "in.jsonl"
     source.write_text("".join(labelled_row(i) + "\n" for i in range(6)), encoding="utf-8")
     outs = []
-    with temporary_metrics():
+    # the second run loads the file again in this process: its metric replaces the first run's, with a warning
+    with temporary_metrics(), pytest.warns(UserWarning, match="'answer_words' was registered before"):
         for workers in ("1", "2"):
             extra = ("--load", str(metrics), "--metrics", "trace,answer_words", "--workers", workers)
             outs.append(run_cli(source, tmp_path / f"w{workers}.jsonl", *extra))

@@ -17,7 +17,7 @@ def test_the_encoder_model_loads_silently(capfd: pytest.CaptureFixture[str]) -> 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = SentenceTransformerEncoder().model
-    assert model.get_sentence_embedding_dimension() == 384  # all-MiniLM-L6-v2
+    assert model.get_embedding_dimension() == 384  # all-MiniLM-L6-v2
     err = capfd.readouterr().err
     assert "Loading weights" not in err and "LOAD REPORT" not in err, err
     assert not [w for w in caught if issubclass(w.category, (FutureWarning, DeprecationWarning))]
