@@ -36,6 +36,7 @@ from rageval_lc.metrics import (
 )
 from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.reports.compare import compare
+from rageval_lc.runs.align import align_judge
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
@@ -70,6 +71,7 @@ __all__ = [
     "TraceScores",
     "__version__",
     "aevaluate",
+    "align_judge",
     "assert_scores",
     "auroc",
     "build_documents",

@@ -228,6 +228,35 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
     _interval_options(compare, also="also the permutation test's random sign flips")
 
+    align = commands.add_parser(
+        "align",
+        help="fit the offline judge to your labelled rows; measure it before and after on held-out rows",
+        description="Split the labelled rows by question (--held-out of them, seeded), refit the offline judge's "
+        "models on the rest, shrunk toward its current parameters, and print each held-out figure before and "
+        "after with its paired-bootstrap 95% interval. --out writes the aligned judge (use it as --judge "
+        "local:FILE) unless it is worse on held-out rows (exit 1; --force writes "
+        "it anyway).",
+    )
+    align.add_argument(
+        "labelled",
+        type=Path,
+        help="labelled rows (JSONL): RAGBench labels, sentence_verdicts, "
+        "faithful / human_scores, or LangSmith runs with feedback",
+    )
+    align.add_argument("--judge", default="local", help="local | local:<aligned judge file> (default: local)")
+    align.add_argument("--metrics", default="trace", help="metrics to align, comma-separated (default: trace, all)")
+    align.add_argument("--out", type=Path, help="write the aligned judge (JSON) here")
+    align.add_argument("--held-out", type=float, default=0.3, help="share of rows held out (default 0.3)")
+    align.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.01,
+        help="worse: a figure's whole 95%% interval, or the figures' summed change, below -TOLERANCE (default 0.01)",
+    )
+    align.add_argument("--force", action="store_true", help="write the judge even if it is worse on held-out rows")
+    align.add_argument("--json", action="store_true", help="print the report as JSON")
+    align.add_argument("--seed", type=int, default=0, help="the split's and the bootstrap's seed (default 0)")
+
     commands.add_parser(
         "quickstart",
         help="score the bundled RAGBench samples offline and print a table",
@@ -307,6 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _gate(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "align":
+            return _align(args)
         return _evaluate(args)
     except BrokenPipeError:  # the reader of our output stopped early (`| head -1`): end quietly
         return _reader_gone()
@@ -439,6 +470,41 @@ def _gate(args: argparse.Namespace) -> int:
     short = len(report.failed)
     print(f"rageval gate: {short} of {total} checks fell short; exit status 1.", file=sys.stderr)
     return 1
+
+
+def _align(args: argparse.Namespace) -> int:
+    from rageval_lc.runs.align import align_judge
+
+    if not args.judge.startswith("local"):
+        return _error(
+            f"rageval align fits the offline judge (--judge local or local:FILE); got {args.judge!r}. "
+            "Compile an LLM judge with rageval_lc.compile_judge."
+        )
+    if not 0 < args.held_out < 1:
+        return _error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
+    try:
+        report = align_judge(
+            args.labelled,
+            args.judge,
+            metrics=args.metrics,
+            out=args.out,
+            held_out=args.held_out,
+            seed=args.seed,
+            force=args.force,
+            tolerance=args.tolerance,
+            progress=sys.stderr.isatty(),
+        )
+    except ValueError as exc:
+        return _error(str(exc))
+    print(json.dumps(report.to_dict(), indent=1) if args.json else report.table())
+    if args.out is not None and report.written is None:
+        print(
+            f"Not written: the aligned judge is worse on held-out rows ({', '.join(f.name for f in report.worse)}); "
+            "--force writes it anyway.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -80,9 +80,11 @@ def test_blocks_that_need_a_service_are_run_where_it_is() -> None:
 
 @pytest.mark.parametrize("code", [p for p in python_blocks() if not p.values[0].startswith(NEEDS)])
 def test_readme_python_block_runs_as_pasted(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each block runs on its own, offline, in an empty folder, and prints what its comments say (a block that
-    needs a service is run by the test :data:`RUN_ELSEWHERE` names)."""
+    """Each block runs on its own, offline, in an empty folder that sees the repository's ``examples/`` (as from
+    the repository root), and prints what its comments say (a block that needs a service is run by the test
+    :data:`RUN_ELSEWHERE` names)."""
     monkeypatch.chdir(tmp_path)  # files a block writes (scores.jsonl, trace_judge.json) land here
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
     printed = io.StringIO()
 
     def block_print(*values: object, sep: str | None = " ", end: str | None = "\n", **_: object) -> None:

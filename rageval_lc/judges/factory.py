@@ -1,18 +1,19 @@
-"""Build a judge from its command-line name: ``labels``, ``local`` or ``dspy:<model id>``.
+"""Build a judge from its command-line name: ``labels``, ``local``, ``local:<file>`` or ``dspy:<model id>``.
 
 Example:
     >>> make_judge("labels").name
     'labels'
-    >>> make_judge("gpt-4")
+    >>> make_judge("gpt-4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local' or 'dspy:<model id>' (e.g. 'dspy:openai/gpt-4o-mini').
+    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local', 'local:<aligned judge file>' or 'dspy:<model id>' ...
 """
 
 from __future__ import annotations
 
 import os
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from rageval_lc.judges.base import Judge, as_judge
@@ -20,7 +21,7 @@ from rageval_lc.judges.labels import LabelsJudge
 
 __all__ = ["JUDGE_CHOICES", "make_judge", "resolve_judge"]
 
-JUDGE_CHOICES = "'labels', 'local' or 'dspy:<model id>'"
+JUDGE_CHOICES = "'labels', 'local', 'local:<aligned judge file>' or 'dspy:<model id>'"
 
 
 def make_judge(
@@ -35,7 +36,8 @@ def make_judge(
     """Return the judge a name stands for.
 
     Args:
-        spec: ``labels`` (labels in the data), ``local`` (offline, the packaged model) or
+        spec: ``labels`` (labels in the data), ``local`` (offline, the packaged model), ``local:PATH`` (the
+            offline judge aligned by ``rageval align``, its parameters at PATH) or
             ``dspy:<model id>`` (any LiteLLM model id, e.g. ``dspy:openai/gpt-4o-mini`` or
             ``dspy:openai/gemma`` with ``api_base`` pointing at a local OpenAI-compatible server).
         api_base: the server URL for ``dspy:`` judges.
@@ -59,6 +61,8 @@ def make_judge(
         from rageval_lc.judges.local import LocalJudge
 
         return LocalJudge(device=device, **kwargs)
+    if spec.startswith("local:"):
+        return _aligned_local_judge(spec.removeprefix("local:").strip(), device=device, **kwargs)
     if spec.startswith("dspy:"):
         model = spec.removeprefix("dspy:").strip()
         if not model:
@@ -77,6 +81,26 @@ def make_judge(
         return DspyJudge(model, api_base=api_base, api_key=api_key, max_retries=max_retries, **kwargs)
     msg = f"Unknown judge {spec!r}. Use {JUDGE_CHOICES} (e.g. 'dspy:openai/gpt-4o-mini')."
     raise ValueError(msg)
+
+
+def _aligned_local_judge(path: str, *, device: str, **kwargs: Any) -> Judge:
+    """The offline judge on parameters written by ``rageval align`` (read now, so a worker process or a Ray
+    actor gets them with the pickled judge, not a path it may not have)."""
+    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.local_model import LocalParams
+
+    if not path:
+        msg = "A 'local:' judge needs the path of an aligned judge after the colon, e.g. 'local:my_judge.json'."
+        raise ValueError(msg)
+    if not Path(path).is_file():
+        msg = f"No aligned judge at {path!r} (write one with `rageval align`)."
+        raise ValueError(msg)
+    try:
+        params = LocalParams.load(path)
+    except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError is a ValueError
+        msg = f"{path!r} is not an aligned offline judge: {exc}"
+        raise ValueError(msg) from exc
+    return LocalJudge(device=device, params=params, **kwargs)
 
 
 @lru_cache(maxsize=1)

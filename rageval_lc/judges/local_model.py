@@ -68,7 +68,7 @@ class Logistic(_Standardised):
     """Logistic regression on standardised features: ``predict`` gives probabilities."""
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-self._score(x)))
+        return 1.0 / (1.0 + np.exp(-np.clip(self._score(x), -60.0, 60.0)))  # no overflow from a wild fit
 
 
 @dataclass(frozen=True)

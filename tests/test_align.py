@@ -1,0 +1,282 @@
+"""rageval align (issue 24): the label formats it reads, the shrunk refit, the held-out check that refuses a
+worse judge, and an aligned judge loaded wherever a judge is accepted."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+
+from rageval_lc.cli import main
+from rageval_lc.datasets.labelled import read_labelled
+from rageval_lc.judges.local_align import shrunk_linear, shrunk_logistic
+from rageval_lc.judges.local_model import Linear, LocalParams, Logistic
+from rageval_lc.runs.align import align_judge, split_by_question
+
+RAGBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
+
+# -- label formats ------------------------------------------------------------------------------------------
+
+
+def test_a_ragbench_row_gives_its_released_labels() -> None:
+    row = json.loads(RAGBENCH.read_text(encoding="utf-8").splitlines()[2])
+    (x,) = read_labelled([row])
+    assert x.relevant == frozenset(row["all_relevant_sentence_keys"])
+    assert x.utilized == frozenset(row["all_utilized_sentence_keys"])
+    assert x.hallucinated is (not row["adherence_score"])
+    assert x.scores == {
+        "context_relevance": row["relevance_score"],
+        "context_utilization": row["utilization_score"],
+        "completeness": row["completeness_score"],
+    }
+
+
+def test_sentence_verdicts_as_a_list_or_by_key() -> None:
+    base = {"question": "Q?", "contexts": ["Paris is in France."], "response": "Paris is big. It is in Spain."}
+    by_list, by_key = read_labelled(
+        [
+            {**base, "sentence_verdicts": ["supported", "contradicted"]},
+            {**base, "sentence_verdicts": {"a": "not_found", "b": "supported"}},
+        ]
+    )
+    assert (by_list.unsupported, by_list.contradicted, by_list.hallucinated) == ({"b"}, {"b"}, True)
+    assert (by_key.unsupported, by_key.contradicted, by_key.hallucinated) == ({"a"}, frozenset(), True)
+
+
+def test_row_judgements_on_one_to_five_and_zero_to_one() -> None:
+    base = {"question": "Q?", "contexts": ["C."], "response": "R."}
+    five, other, faithful = read_labelled(
+        [
+            {**base, "human_scores": {"faithfulness": 2, "context_relevance": 5}},
+            {**base, "human_scores": {"faithfulness": 4, "context_relevance": 1}},
+            {**base, "faithful": True, "scores": {"completeness": 0.25}},
+        ]
+    )
+    # a score above 1 somewhere in the file: that metric is 1-5 everywhere (2 -> 0.25, 4 -> 0.75, 1 -> 0)
+    assert (five.hallucinated, five.scores) == (True, {"context_relevance": 1.0})
+    assert (other.hallucinated, other.scores) == (False, {"context_relevance": 0.0})
+    assert (faithful.hallucinated, faithful.unsupported, faithful.scores) == (
+        False,
+        frozenset(),
+        {"completeness": 0.25},
+    )
+
+
+def test_langsmith_runs_with_feedback() -> None:
+    (x,) = read_labelled(
+        [
+            {
+                "id": "run-1",
+                "inputs": {"question": "Q?", "contexts": ["C is D."]},
+                "outputs": {"output": "C is E."},
+                "feedback": [{"key": "faithfulness", "score": 0}, {"key": "helpfulness", "score": 1}],
+            }
+        ]
+    )
+    assert (x.sample.id, x.sample.response, x.hallucinated) == ("run-1", "C is E.", True)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({}, "Row 0 carries no label"),
+        ({"sentence_verdicts": ["wrong"]}, "unknown sentence verdicts ['wrong']"),
+        ({"sentence_verdicts": ["supported", "supported"]}, "2 verdicts for a response of 1 sentences"),
+        ({"human_scores": {"faithfulness": 7}}, "outside 0–1 and 1–5"),
+    ],
+)
+def test_unreadable_labels_name_the_row(extra: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        read_labelled([{"question": "Q?", "contexts": ["C."], "response": "R.", **extra}])
+
+
+# -- the shrunk refit ---------------------------------------------------------------------------------------
+
+
+def _objective(beta: np.ndarray, z: np.ndarray, y: np.ndarray, centre: np.ndarray, penalty: np.ndarray) -> float:
+    p = 1 / (1 + np.exp(-(z @ beta)))
+    return float(-np.sum(y * np.log(p) + (1 - y) * np.log(1 - p)) + 0.5 * np.sum(penalty * (beta - centre) ** 2))
+
+
+def test_the_shrunk_logistic_is_the_penalised_optimum_scipy_finds() -> None:
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(60, 2))
+    y = (x[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(float)
+    prior = Logistic(mean=[0.0, 0.0], scale=[1.0, 1.0], coef=[-1.0, 0.5], intercept=0.2)
+    fitted = shrunk_logistic(prior, x, y, strength=10.0)
+    z = np.hstack([x, np.ones((60, 1))])
+    centre, penalty = np.array([-1.0, 0.5, 0.2]), np.array([10.0, 10.0, 1.0])
+    best = minimize(_objective, centre, args=(z, y, centre, penalty), method="BFGS", options={"gtol": 1e-10}).x
+    assert np.allclose([*fitted.coef, fitted.intercept], best, atol=1e-4)
+    # more belief in the prior: closer to it; none of the data's pull in the limit
+    strong = shrunk_logistic(prior, x, y, strength=1e6)
+    assert np.allclose(strong.coef, prior.coef, atol=1e-3)
+    assert shrunk_logistic(prior, x, y, strength=math.inf) is prior
+
+
+def test_the_shrunk_linear_is_ridge_toward_the_prior() -> None:
+    x = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([0.0, 1.0, 2.0])
+    prior = Linear(mean=[0.0], scale=[1.0], coef=[0.0], intercept=0.0)
+    fitted = shrunk_linear(prior, x, y, strength=1.0)
+    # by hand: minimise (sum (b0 + b1 x - y)^2 + b1^2 + 0.1 b0^2) / 2: (Z'Z + diag(1, 0.1)) [b1, b0] = Z'y,
+    # Z'Z = [[5, 3], [3, 3]], Z'y = [5, 3]: b1 = (5 * 3.1 - 3 * 3) / (6 * 3.1 - 3 * 3) = 6.5 / 9.6
+    b1, b0 = 6.5 / 9.6, (6 * 3 - 3 * 5) / 9.6
+    assert fitted.coef[0] == pytest.approx(b1) and fitted.intercept == pytest.approx(b0)
+
+
+# -- the held-out check, end to end -------------------------------------------------------------------------
+
+FACTS = [
+    ("Mount Everest", "8,849 metres tall", "6,120 metres tall"),
+    ("The Eiffel Tower", "in Paris", "in Rome"),
+    ("The Nile", "in Africa", "in South America"),
+    ("Water", "boils at 100 degrees Celsius at sea level", "boils at 40 degrees Celsius at sea level"),
+    ("The Moon", "orbits the Earth", "orbits Mars"),
+    ("Canberra", "the capital of Australia", "the capital of Canada"),
+    ("Penicillin", "an antibiotic discovered by Alexander Fleming", "a vaccine discovered by Louis Pasteur"),
+    ("The Titanic", "sank in 1912", "sank in 1955"),
+    ("Tokyo", "the capital of Japan", "the capital of China"),
+    ("The Amazon", "a river in South America", "a river in Europe"),
+    ("Jupiter", "the largest planet of the Solar System", "the smallest planet of the Solar System"),
+    ("Shakespeare", "wrote Hamlet", "wrote Don Quixote"),
+    ("The Berlin Wall", "fell in 1989", "fell in 1961"),
+    ("Insulin", "is made by the pancreas", "is made by the lungs"),
+    ("Mercury", "the planet closest to the Sun", "the planet farthest from the Sun"),
+    ("The Great Wall", "in China", "in India"),
+    ("Oxygen", "has the atomic number 8", "has the atomic number 20"),
+    ("Mozart", "was born in Salzburg", "was born in London"),
+    ("The Pacific", "the largest ocean on Earth", "the smallest ocean on Earth"),
+    ("Aspirin", "is not recommended for children", "is recommended for children"),
+]
+
+
+def fact_rows(flip: set[str] | None = None) -> list[dict]:
+    """Two answers per fact (faithful, contradicting), labelled; questions in ``flip`` get the wrong labels."""
+    rows = []
+    for i, (subject, true, false) in enumerate(FACTS):
+        question = f"What do you know about {subject}?"
+        context = [f"{subject} is {true}. It is well known.", "Bananas are a good source of potassium."]
+        for j, (fact, faithful) in enumerate(((true, True), (false, False))):
+            label = faithful != (flip is not None and question in flip)
+            rows.append(
+                {
+                    "id": f"{i}-{j}",
+                    "question": question,
+                    "contexts": context,
+                    "response": f"{subject} is {fact}.",
+                    "faithful": label,
+                }
+            )
+    return rows
+
+
+def test_a_judge_fitted_on_wrong_labels_is_refused(tmp_path: Path) -> None:
+    rows = fact_rows()
+    fitted, _ = split_by_question([r["question"] for r in rows], held_out=0.3, seed=0)
+    wrong = fact_rows(flip={rows[i]["question"] for i in fitted})  # the fitted part's labels are inverted
+    out = tmp_path / "judge.json"
+    report = align_judge(wrong, metrics="faithfulness", out=out, seed=0)
+    figures = {f.name: f for f in report.figures}
+    assert figures["hallucination_auroc"].after < figures["hallucination_auroc"].before - 0.01
+    assert report.worse and report.written is None and not out.exists()
+    # the CLI says so with exit status 1, and --force writes it anyway
+    source = tmp_path / "wrong.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in wrong), encoding="utf-8")
+    assert main(["align", str(source), "--metrics", "faithfulness", "--out", str(out)]) == 1 and not out.exists()
+    assert main(["align", str(source), "--metrics", "faithfulness", "--out", str(out), "--force"]) == 0
+    assert LocalParams.load(out).metadata["aligned"]["rows"] == 40
+
+
+def test_too_few_rows_or_an_llm_judge_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match="too few"):
+        align_judge(fact_rows()[:2])
+    source = tmp_path / "rows.jsonl"
+    source.write_text(json.dumps(fact_rows()[0]) + "\n", encoding="utf-8")
+    assert main(["align", str(source), "--judge", "dspy:openai/x"]) == 2
+    assert "compile_judge" in capsys.readouterr().err
+
+
+# -- an aligned judge wherever a judge is accepted ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def aligned_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Shipped parameters with the support and hallucination intercepts raised by 2 (worked out: every
+    P(unsupported) and P(hallucinated) rises), written as ``rageval align`` writes a judge."""
+    shipped = LocalParams.load()
+    moved = dataclasses.replace(
+        shipped,
+        support=dataclasses.replace(shipped.support, intercept=shipped.support.intercept + 2.0),
+        hallucination=dataclasses.replace(shipped.hallucination, intercept=shipped.hallucination.intercept + 2.0),
+    )
+    path = tmp_path_factory.mktemp("aligned") / "judge.json"
+    path.write_text(moved.to_json(), encoding="utf-8")
+    return path
+
+
+SAMPLE = {
+    "question": "How tall is Mount Everest?",
+    "contexts": ["Mount Everest is 8,849 metres tall. It lies in the Himalayas."],
+    "response": "Mount Everest is 8,849 metres tall.",
+}
+
+
+def test_an_aligned_judge_gives_its_own_scores_in_every_entry_point(aligned_file: Path, tmp_path: Path) -> None:
+    from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+    from rageval_lc import evaluate
+    from rageval_lc.adapters import MemorySink, RagEvalCallbackHandler
+    from rageval_lc.adapters.dspy_metrics import dspy_metric
+    from rageval_lc.adapters.langchain import RagEvaluator
+    from rageval_lc.judges.factory import make_judge
+
+    spec = f"local:{aligned_file}"
+    shipped = evaluate([SAMPLE], "trace").results[0].results
+    aligned = evaluate([SAMPLE], "trace", judge=spec).results[0].results
+    python = aligned["adherence_probability"].score
+    assert python < shipped["adherence_probability"].score - 0.05  # the raised intercepts: less probably adherent
+    assert (shipped["adherence"].score, aligned["adherence"].score) == (1.0, 0.0)
+    assert make_judge(spec).params.hallucination.intercept == LocalParams.load(aligned_file).hallucination.intercept
+    # the CLI, one process and two workers
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({**SAMPLE, "id": "s"}) + "\n" + json.dumps({**SAMPLE, "id": "t"}) + "\n")
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        args = ["evaluate", str(source), "--metrics", "trace", "--judge", spec, "--out", str(out), "--no-progress"]
+        assert main([*args, "--workers", workers]) == 0
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert [r["scores"]["adherence_probability"] for r in rows] == pytest.approx([python] * 2, abs=1e-4)
+    # LangChain, DSPy, the callback handler
+    evaluator = RagEvaluator("trace", judge=spec)
+    result = evaluator.evaluate_strings(
+        input=SAMPLE["question"], prediction=SAMPLE["response"], reference=None, contexts=SAMPLE["contexts"]
+    )
+    assert result["scores"]["adherence_probability"] == pytest.approx(python, abs=1e-6)
+    import dspy
+
+    metric = dspy_metric("trace", judge=spec, score="adherence")
+    example = dspy.Example(question=SAMPLE["question"], contexts=SAMPLE["contexts"]).with_inputs("question")
+    assert metric(example, dspy.Prediction(response=SAMPLE["response"])) == 0.0  # the shipped judge: 1.0
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["trace"], judge=spec, sinks=[sink], background=False)
+    chain = {"docs": EverestRetriever(), "question": RunnablePassthrough()} | RunnableLambda(
+        lambda _: SAMPLE["response"]
+    )
+    chain.invoke(SAMPLE["question"], config={"callbacks": [handler]})
+    assert sink.records[0]["contexts"] == SAMPLE["contexts"]
+    assert sink.records[0]["scores"]["adherence"] == 0.0  # the shipped judge: 1.0
+
+
+class EverestRetriever(BaseRetriever):
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return [Document(page_content=text) for text in SAMPLE["contexts"]]
