@@ -243,7 +243,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="labelled rows (JSONL): RAGBench labels, sentence_verdicts, "
         "faithful / human_scores, or LangSmith runs with feedback",
     )
-    align.add_argument("--judge", default="local", help="local | local:<aligned judge file> (default: local)")
+    align.add_argument(
+        "--judge", default="local", help="local | local:<aligned judge file> | dspy:<model id> (default: local)"
+    )
+    align.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
+    align.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
+    align.add_argument(
+        "--optimizer",
+        choices=("labeled", "bootstrap"),
+        default="labeled",
+        help="a dspy: judge's compile: labeled (LabeledFewShot, no model call; default) or bootstrap",
+    )
+    align.add_argument(
+        "--scoring-mode", choices=("shared", "separate"), default="shared", help="a dspy: judge's scoring mode"
+    )
+    align.add_argument("--dry-run", action="store_true", help="a dspy: judge: plan the model calls, call nothing")
     align.add_argument("--metrics", default="trace", help="metrics to align, comma-separated (default: trace, all)")
     align.add_argument("--out", type=Path, help="write the aligned judge (JSON) here")
     align.add_argument("--held-out", type=float, default=0.3, help="share of rows held out (default 0.3)")
@@ -473,19 +487,22 @@ def _gate(args: argparse.Namespace) -> int:
 
 
 def _align(args: argparse.Namespace) -> int:
+    from rageval_lc.judges.factory import make_judge
     from rageval_lc.runs.align import align_judge
 
-    if not args.judge.startswith("local"):
+    if not args.judge.startswith(("local", "dspy:")):
         return _error(
-            f"rageval align fits the offline judge (--judge local or local:FILE); got {args.judge!r}. "
-            "Compile an LLM judge with rageval_lc.compile_judge."
+            f"rageval align aligns the offline judge (local, local:FILE) or dspy:<model>; got {args.judge!r}."
         )
     if not 0 < args.held_out < 1:
         return _error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
     try:
+        judge: Any = args.judge
+        if judge.startswith("dspy:"):
+            judge = make_judge(judge, api_base=args.api_base, api_key_env=args.api_key_env)
         report = align_judge(
             args.labelled,
-            args.judge,
+            judge,
             metrics=args.metrics,
             out=args.out,
             held_out=args.held_out,
@@ -493,11 +510,14 @@ def _align(args: argparse.Namespace) -> int:
             force=args.force,
             tolerance=args.tolerance,
             progress=sys.stderr.isatty(),
+            optimizer=args.optimizer,
+            scoring_mode=args.scoring_mode,
+            dry_run=args.dry_run,
         )
     except ValueError as exc:
         return _error(str(exc))
-    print(json.dumps(report.to_dict(), indent=1) if args.json else report.table())
-    if args.out is not None and report.written is None:
+    print(json.dumps(report.to_dict(), indent=1) if args.json else report.table(), flush=True)
+    if args.out is not None and report.written is None and not args.dry_run:
         print(
             f"Not written: the aligned judge is worse on held-out rows ({', '.join(f.name for f in report.worse)}); "
             "--force writes it anyway.",

@@ -202,8 +202,8 @@ def test_too_few_rows_or_an_llm_judge_is_a_clear_error(tmp_path: Path, capsys: p
         align_judge(fact_rows()[:2])
     source = tmp_path / "rows.jsonl"
     source.write_text(json.dumps(fact_rows()[0]) + "\n", encoding="utf-8")
-    assert main(["align", str(source), "--judge", "dspy:openai/x"]) == 2
-    assert "compile_judge" in capsys.readouterr().err
+    assert main(["align", str(source), "--judge", "labels"]) == 2
+    assert "aligns the offline judge (local, local:FILE) or dspy:<model>" in capsys.readouterr().err
 
 
 # -- an aligned judge wherever a judge is accepted ----------------------------------------------------------

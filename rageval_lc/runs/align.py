@@ -89,6 +89,8 @@ class AlignReport:
     tolerance: float
     written: Path | None = None
     skipped: list[str] = field(default_factory=list)
+    compiled: dict[str, int] = field(default_factory=dict)  # an LLM judge: module -> training examples
+    planned_calls: int | None = None  # an LLM judge's dry run: model calls compiling and checking would make
 
     @property
     def worse(self) -> list[FigureChange]:
@@ -112,6 +114,8 @@ class AlignReport:
             "worse": [f.name for f in self.worse],
             "written": None if self.written is None else str(self.written),
             "skipped": self.skipped,
+            "compiled": self.compiled,
+            "planned_calls": self.planned_calls,
         }
 
     def table(self) -> str:
@@ -127,10 +131,19 @@ class AlignReport:
             lines.append(
                 f"{f.name + ' ' + arrow:<28} {f.rows:>5} {_num(f.before):>8} {_num(f.after):>8} {change + interval:>28}"
             )
-        moved = {k: v for k, v in self.strengths.items() if not math.isinf(v)}
-        lines.append(
-            "Refitted: " + (", ".join(f"{k} (strength {v:g})" for k, v in moved.items()) or "nothing (kept as shipped)")
-        )
+        if self.compiled or self.planned_calls is not None:
+            lines.append(
+                "Compiled: " + (", ".join(f"{k} ({n} examples)" for k, n in self.compiled.items()) or "nothing")
+            )
+            lines += [f"Left as it was: {why}" for why in self.skipped]
+            if self.planned_calls is not None:
+                lines.append(f"Dry run: {self.planned_calls} model calls planned (compiling and the held-out check).")
+        else:
+            moved = {k: v for k, v in self.strengths.items() if not math.isinf(v)}
+            lines.append(
+                "Refitted: "
+                + (", ".join(f"{k} (strength {v:g})" for k, v in moved.items()) or "nothing (kept as shipped)")
+            )
         if self.worse:
             lines.append("Worse on held-out rows: " + ", ".join(f.name for f in self.worse))
         if self.written is not None:
@@ -188,25 +201,55 @@ def align_judge(
     force: bool = False,
     tolerance: float = 0.01,
     progress: bool = False,
+    optimizer: Any = "labeled",
+    scoring_mode: str = "shared",
+    dry_run: bool = False,
 ) -> AlignReport:
-    """Fit the offline judge to labelled rows and measure it before and after on held-out rows.
+    """Align a judge to labelled rows and measure it before and after on held-out rows.
+
+    The offline judge's models are refitted (see the module docstring); an LLM judge (``dspy:<model>``, a
+    :class:`~rageval_lc.judges.dspy_judge.DspyJudge`, a ``dspy.LM`` or a LangChain chat model) has every module
+    the metrics use compiled (:func:`~rageval_lc.runs.align_llm.align_llm_judge`).
 
     Args:
         data: labelled rows in any form :func:`~rageval_lc.datasets.labelled.read_labelled` reads.
-        judge: ``"local"``, ``"local:PATH"`` (start from an aligned judge) or a :class:`LocalJudge`.
-        metrics: the metrics to align (:data:`METRIC_MODELS`); ``trace``: every model.
-        out: where to write the aligned parameters (JSON; load them with ``make_judge("local:PATH")``).
+        judge: ``"local"``, ``"local:PATH"`` (start from an aligned judge), a :class:`LocalJudge`, or an LLM judge.
+        metrics: the metrics to align (offline judge: :data:`METRIC_MODELS`; ``trace``: every model).
+        out: where to write the aligned judge (offline: JSON parameters, loaded by ``make_judge("local:PATH")``;
+            LLM: ``DspyJudge.save``'s file, loaded by ``DspyJudge(lm).load(path)``).
         held_out: the share of rows (whole questions) held out.
-        tolerance: how much worse a held-out figure may get before the judge is refused.
+        tolerance: see :attr:`AlignReport.worse`.
         force: write the judge even if it is worse.
+        optimizer, scoring_mode, dry_run: an LLM judge's compile (see
+            :func:`~rageval_lc.judges.align_llm.compile_modules`); a dry run calls no model.
 
     Raises:
         ValueError: On unreadable or unlabelled rows, unknown metrics, or too few rows to hold some out.
     """
-    from rageval_lc.judges.factory import make_judge
+    from rageval_lc.judges.factory import make_judge, resolve_judge
     from rageval_lc.judges.local import LocalJudge
 
     names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
+    if not (isinstance(judge, LocalJudge) or (isinstance(judge, str) and judge.startswith("local"))):
+        from rageval_lc.judges.dspy_judge import DspyJudge
+        from rageval_lc.runs.align_llm import align_llm_judge
+
+        llm = resolve_judge(judge)
+        if not isinstance(llm, DspyJudge):
+            raise ValueError(f"align_judge aligns the offline judge or an LLM (DSPy) judge; got {type(llm).__name__}.")
+        return align_llm_judge(
+            read_labelled(data),
+            llm,
+            names,
+            out=out,
+            held_out=held_out,
+            seed=seed,
+            force=force,
+            tolerance=tolerance,
+            optimizer=optimizer,
+            mode=scoring_mode,
+            dry_run=dry_run,
+        )
     unknown = [m for m in names if m not in METRIC_MODELS]
     if unknown:
         raise ValueError(f"Cannot align {unknown}: the offline judge aligns {', '.join(METRIC_MODELS)}.")
@@ -344,7 +387,11 @@ def figure_changes(
         )
         figures.append(FigureChange(name, len(rows), stat(old, rows), stat(new, rows), low, high, up))
 
-    verdicts = [i for i, it in enumerate(items) if it.hallucinated is not None]
+    verdicts = [
+        i
+        for i, it in enumerate(items)
+        if it.hallucinated is not None and old[i]["p_hallucinated"] is not None and new[i]["p_hallucinated"] is not None
+    ]
     add(
         "hallucination_auroc",
         verdicts,
@@ -362,7 +409,8 @@ def figure_changes(
         ]
         return float(np.mean(hits)) if hits else None
 
-    add("sentence_support_accuracy", [i for i in verdicts if items[i].unsupported is not None], sentence_accuracy, True)
+    with_sentences = [i for i in verdicts if items[i].unsupported is not None and old[i]["unsupported"] is not None]
+    add("sentence_support_accuracy", with_sentences, sentence_accuracy, True)
     for name in _SCORES:
 
         def rmse(preds: Sequence[dict], rows: list[int], name: str = name) -> float | None:

@@ -123,3 +123,28 @@ def test_gemma_judges_never_crash(server: str, rows: list[dict]) -> None:
         statuses[f"classify:{label.status}"] += 1
     print(dict(statuses))
     assert sum(statuses.values()) == 60
+
+
+def test_gemma_judge_aligned_on_20_rows_is_saved_reloaded_and_answers_alike(
+    server: str, rows: list[dict], tmp_path: Path
+) -> None:
+    """Every module the metrics use (separate mode: TRACe labelling, claim verification, context relevance) is
+    compiled from the labels, saved and reloaded; the reloaded judge sends the same prompts and gets the same
+    answers (llama.cpp at temperature 0)."""
+    from rageval_lc.judges.align_llm import compile_modules
+    from rageval_lc.judges.dspy_judge import DspyJudge
+
+    judge = make_judge("dspy:openai/gemma", api_base=server, max_retries=0, max_tokens=256)
+    report = compile_modules(judge, rows, "trace,faithfulness,context_precision", mode="separate", max_demos=1)
+    assert report.compiled == {"trace_labels": 20, "verify_claims": 20, "context_relevance": 20}
+    path = judge.save(tmp_path / "gemma_judge.json")
+    again = DspyJudge(make_judge("dspy:openai/gemma", api_base=server, max_tokens=256).lm, max_retries=0).load(path)
+    sample = ragbench_record(rows[0]).sample
+    claims = [text for _, text in sample.sentences.response]
+    first, second = judge.verify_claims(claims, sample.contexts), again.verify_claims(claims, sample.contexts)
+    assert (first.status, first.value, first.raw) == (second.status, second.value, second.raw)
+    first, second = (
+        judge.context_relevance(sample.question, sample.contexts),
+        again.context_relevance(sample.question, sample.contexts),
+    )
+    assert (first.status, first.value) == (second.status, second.value)

@@ -1,0 +1,103 @@
+"""``align_judge`` for an LLM judge: compile every module the metrics use on part of the labelled rows
+(:func:`~rageval_lc.judges.align_llm.compile_modules`), and score the rest before and after.
+
+The held-out rows are scored with the metrics by the judge as it was, then as compiled (the model is called for
+each; a dry run calls nothing and says how many calls compiling and checking would make). The figures, the
+refusal of a worse judge and the report are those of the offline judge's alignment
+(:mod:`~rageval_lc.runs.align`); the compiled judge is written with ``DspyJudge.save`` and loaded with
+``DspyJudge(lm).load(path)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rageval_lc.datasets.labelled import LabelledSample
+from rageval_lc.judges.local_align import AlignItem
+from rageval_lc.runs.align import AlignReport, figure_changes, split_by_question
+
+__all__ = ["align_llm_judge"]
+
+_SCORES = ("context_relevance", "context_utilization", "completeness")
+
+
+def _predictions(run: Any) -> list[dict[str, Any]]:
+    """Per row: P(hallucinated) from the adherence probability, faithfulness or adherence (whichever the metrics
+    give), and the TRACe scores; None where a score is not ok."""
+    out = []
+    for result in run.results:
+        scores = {name: r.score for name, r in result.results.items() if r.status == "ok"}
+        p = None
+        if scores.get("adherence_probability") is not None:
+            p = 1.0 - scores["adherence_probability"]
+        elif scores.get("faithfulness") is not None:
+            p = 1.0 - scores["faithfulness"]
+        elif scores.get("adherence") is not None:
+            p = 1.0 - scores["adherence"]
+        out.append({"p_hallucinated": p, "unsupported": None, **{name: scores.get(name) for name in _SCORES}})
+    return out
+
+
+def align_llm_judge(
+    labelled: Sequence[LabelledSample],
+    judge: Any,
+    metrics: str | Sequence[str],
+    *,
+    out: str | Path | None,
+    held_out: float,
+    seed: int,
+    force: bool,
+    tolerance: float,
+    optimizer: Any = "labeled",
+    mode: str = "shared",
+    dry_run: bool = False,
+) -> AlignReport:
+    """See :func:`~rageval_lc.runs.align.align_judge`."""
+    from rageval_lc.judges.align_llm import compile_modules
+    from rageval_lc.runs.engine import evaluate
+
+    fitted, held = split_by_question([x.sample.question for x in labelled], held_out=held_out, seed=seed)
+    if len(fitted) < 2 or not held:
+        msg = f"{len(labelled)} labelled rows are too few to fit on some and hold some out (give at least 10)."
+        raise ValueError(msg)
+    fit_rows = [labelled[i].sample for i in fitted]
+    held_rows = [labelled[i] for i in held]
+    plan = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode, dry_run=True)
+    if dry_run:
+        from rageval_lc.scoring.dry_run import plan_calls
+
+        checking = 2 * sum(
+            c.calls for c in plan_calls([x.sample for x in held_rows], metrics, judge, scoring_mode=mode)
+        )
+        return AlignReport(
+            fitted_rows=len(fit_rows),
+            held_out_rows=len(held_rows),
+            strengths={},
+            figures=[],
+            tolerance=tolerance,
+            compiled=plan.compiled,
+            planned_calls=plan.planned_calls + checking,
+        )
+    samples = [x.sample for x in held_rows]
+    before = _predictions(evaluate(samples, metrics, judge=judge, concurrency=1, scoring_mode=mode))
+    report = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode)
+    after = _predictions(evaluate(samples, metrics, judge=judge, concurrency=1, scoring_mode=mode))
+    items = [
+        AlignItem(features=None, group="", unsupported=x.unsupported, hallucinated=x.hallucinated, scores=x.scores)
+        for x in held_rows
+    ]
+    figures = figure_changes(items, before, after, seed=seed)
+    result = AlignReport(
+        fitted_rows=len(fit_rows),
+        held_out_rows=len(held_rows),
+        strengths={},
+        figures=figures,
+        tolerance=tolerance,
+        compiled=report.compiled,
+        skipped=[f"{name}: {why}" for name, why in report.skipped.items()],
+    )
+    if out is not None and (force or not result.worse):
+        result.written = judge.save(out)
+    return result

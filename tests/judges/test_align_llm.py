@@ -1,0 +1,131 @@
+"""Aligning an LLM judge (issue 24): every module the metrics use is compiled from labelled rows, saved, reloaded,
+and asks the model the same (offline, DSPy's DummyLM)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from rageval_lc.datasets.labelled import read_labelled
+from rageval_lc.judges.align_llm import compile_modules, module_examples
+from rageval_lc.judges.dspy_judge import DspyJudge
+
+RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
+METRICS = "trace,faithfulness,context_precision"
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    """20 RAGBench rows: TRACe labels, sentence support and relevant keys on each."""
+    return [json.loads(line) for line in RAGBENCH.read_text(encoding="utf-8").splitlines()[:20]]
+
+
+def test_every_module_the_metrics_use_is_compiled_saved_and_reloaded(rows: list[dict], tmp_path: Path) -> None:
+    lm = DummyLM([{"verdicts": "[]"}] * 10)
+    judge = DspyJudge(lm)
+    report = compile_modules(judge, rows, METRICS, mode="separate", max_demos=3)
+    # separate mode: TRACe labelling, then claims (extract, verify) and context relevance for the other two
+    assert report.compiled == {"trace_labels": 20, "verify_claims": 20, "context_relevance": 20}
+    assert report.skipped == {"extract_claims": "no label maps onto it"}
+    assert report.planned_calls == 0 and lm.history == []  # LabeledFewShot: demos from the labels, no call
+    for name in report.compiled:
+        assert len(judge.modules[name].predictors()[0].demos) == 3
+    path = judge.save(tmp_path / "judge.json")
+    again = DspyJudge(DummyLM([{"verdicts": "[]"}] * 10)).load(path)
+    for name in report.compiled:
+        assert again.modules[name].dump_state() == judge.modules[name].dump_state()
+    # the same prompt (demonstrations included) reaches the model from both
+    sample = read_labelled(rows[:1])[0].sample
+    claims = [text for _, text in sample.sentences.response]
+    judge.verify_claims(claims, sample.contexts)
+    again.verify_claims(claims, sample.contexts)
+    first, second = judge.lm.history[-1]["messages"], again.lm.history[-1]["messages"]
+    assert first == second
+    demo = module_examples("verify_claims", read_labelled(rows))
+    assert any(str(example.claims) in json.dumps(first) for example in demo)
+
+
+def test_the_demonstrations_are_the_labels(rows: list[dict]) -> None:
+    labelled = read_labelled(rows)
+    x = labelled[2]  # covidqa_validation row 3: response sentence "a" unsupported
+    (claims,) = module_examples("verify_claims", [x])
+    assert [v.supported for v in claims.verdicts] == [k not in x.unsupported for k in x.sample.sentences.response_keys]
+    (contexts,) = module_examples("context_relevance", [x])
+    relevant_docs = sorted({int(k[:-1]) + 1 for k in x.relevant})
+    assert [v.context_number for v in contexts.verdicts if v.is_relevant] == relevant_docs
+
+
+def test_a_dry_run_plans_the_calls_and_changes_nothing(rows: list[dict]) -> None:
+    judge = DspyJudge(DummyLM([]))
+    before = {name: module.dump_state() for name, module in judge.modules.items()}
+    report = compile_modules(judge, rows, "faithfulness", mode="separate", optimizer="bootstrap", dry_run=True)
+    assert report.compiled == {"verify_claims": 20} and report.planned_calls == 20  # at most one call per example
+    assert {name: module.dump_state() for name, module in judge.modules.items()} == before
+
+
+def test_bootstrap_keeps_the_demonstrations_the_model_got_right(rows: list[dict]) -> None:
+    """BootstrapFewShot with each module's agreement metric: the model below calls every claim supported, so only
+    rows whose claims are all labelled supported become bootstrapped demonstrations."""
+    labelled = read_labelled(rows)
+    faithful = [x for x in labelled if not x.unsupported]
+    verdicts = [{"claim_number": i + 1, "supported": True, "reason": "ok"} for i in range(40)]
+    judge = DspyJudge(DummyLM([{"verdicts": json.dumps(verdicts)}] * 100))
+    report = compile_modules(
+        judge,
+        [r for r, x in zip(rows, labelled, strict=True) if x in faithful][:4],
+        "faithfulness",
+        mode="separate",
+        optimizer="bootstrap",
+        max_demos=2,
+    )
+    assert report.compiled == {"verify_claims": min(4, len(faithful))}
+    demos = judge.modules["verify_claims"].predictors()[0].demos
+    assert demos and all(all(v.supported for v in d.verdicts) for d in demos)
+
+
+def test_an_unknown_optimizer_is_named(rows: list[dict]) -> None:
+    with pytest.raises(ValueError, match="Unknown optimizer 'mipro'"):
+        compile_modules(DspyJudge(DummyLM([])), rows, optimizer="mipro")
+
+
+def test_labeled_few_shot_is_what_dspy_gives(rows: list[dict]) -> None:
+    """The default compile is DSPy's LabeledFewShot on the mapped examples, nothing of ours in between."""
+    judge = DspyJudge(DummyLM([]))
+    compile_modules(judge, rows, "trace", max_demos=2)
+    expected = dspy.LabeledFewShot(k=2).compile(
+        DspyJudge(DummyLM([])).modules["trace_labels"], trainset=module_examples("trace_labels", read_labelled(rows))
+    )
+    assert judge.modules["trace_labels"].dump_state() == expected.dump_state()
+
+
+def test_align_judge_compiles_an_llm_judge_checks_it_held_out_and_writes_it(rows: list[dict], tmp_path: Path) -> None:
+    """20 labelled rows, a scripted model that calls every claim supported: the held-out rows are scored before and
+    after compiling (faithfulness 1.0 on each, so no figure moves), and the judge is written and reloads."""
+    from rageval_lc.runs.align import align_judge
+
+    verdicts = [{"claim_number": i + 1, "supported": True, "reason": "ok"} for i in range(40)]
+    claims = {"claims": json.dumps(["Claim one."])}
+    answers = {"Break the answer into atomic": claims, "Decide, for every claim": {"verdicts": json.dumps(verdicts)}}
+    judge = DspyJudge(DummyLM(answers))
+    out = tmp_path / "judge.json"
+    report = align_judge(rows, judge, metrics="faithfulness", out=out, scoring_mode="separate", seed=0)
+    assert report.compiled == {"verify_claims": report.fitted_rows} and report.fitted_rows + report.held_out_rows == 20
+    assert report.skipped == ["extract_claims: no label maps onto it"]
+    assert report.written == out and not report.worse
+    again = DspyJudge(DummyLM(answers)).load(out)
+    assert again.modules["verify_claims"].dump_state() == judge.modules["verify_claims"].dump_state()
+    assert "Compiled: verify_claims" in report.table()
+
+
+def test_a_dry_run_calls_no_model(rows: list[dict]) -> None:
+    from rageval_lc.runs.align import align_judge
+
+    lm = DummyLM([])
+    report = align_judge(rows, DspyJudge(lm), metrics="trace", optimizer="bootstrap", dry_run=True, seed=0)
+    # compiling: one call per fitted row at most; checking: one TRACe call per held-out row, before and after
+    assert report.planned_calls == report.fitted_rows + 2 * report.held_out_rows
+    assert lm.history == [] and report.written is None
