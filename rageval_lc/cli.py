@@ -496,6 +496,8 @@ def _align(args: argparse.Namespace) -> int:
         )
     if not 0 < args.held_out < 1:
         return _error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
+    if args.dry_run and not args.judge.startswith("dspy:"):
+        return _error("--dry-run counts an LLM judge's model calls; the offline judge (local) makes none.")
     try:
         judge: Any = args.judge
         if judge.startswith("dspy:"):
@@ -518,11 +520,7 @@ def _align(args: argparse.Namespace) -> int:
         return _error(str(exc))
     print(json.dumps(report.to_dict(), indent=1) if args.json else report.table(), flush=True)
     if args.out is not None and report.written is None and not args.dry_run:
-        print(
-            f"Not written: the aligned judge is worse on held-out rows ({', '.join(f.name for f in report.worse)}); "
-            "--force writes it anyway.",
-            file=sys.stderr,
-        )
+        print(f"Not written: {report.refusal}; --force writes it anyway.", file=sys.stderr)
         return 1
     return 0
 

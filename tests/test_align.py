@@ -62,9 +62,9 @@ def test_row_judgements_on_one_to_five_and_zero_to_one() -> None:
     # a score above 1 somewhere in the file: that metric is 1-5 everywhere (2 -> 0.25, 4 -> 0.75, 1 -> 0)
     assert (five.hallucinated, five.scores) == (True, {"context_relevance": 1.0})
     assert (other.hallucinated, other.scores) == (False, {"context_relevance": 0.0})
-    assert (faithful.hallucinated, faithful.unsupported, faithful.scores) == (
+    assert (faithful.hallucinated, faithful.unsupported, faithful.scores) == (  # no sentence labels given
         False,
-        frozenset(),
+        None,
         {"completeness": 0.25},
     )
 
@@ -87,6 +87,10 @@ def test_langsmith_runs_with_feedback() -> None:
     ("extra", "message"),
     [
         ({}, "Row 0 carries no label"),
+        (
+            {"response": "It rains. It snows.", "sentence_verdicts": {"a": "supported"}},
+            "no verdict for the response sentences ['b']",
+        ),
         ({"sentence_verdicts": ["wrong"]}, "unknown sentence verdicts ['wrong']"),
         ({"sentence_verdicts": ["supported", "supported"]}, "2 verdicts for a response of 1 sentences"),
         ({"human_scores": {"faithfulness": 7}}, "outside 0–1 and 1–5"),
@@ -200,10 +204,16 @@ def test_a_judge_fitted_on_wrong_labels_is_refused(tmp_path: Path) -> None:
 def test_too_few_rows_or_an_llm_judge_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(ValueError, match="too few"):
         align_judge(fact_rows()[:2])
+    one_question = [{**row, "question": "Same?"} for row in fact_rows()[:12]]
+    with pytest.raises(ValueError, match="12 labelled rows on 1 distinct questions are too few"):
+        align_judge(one_question)
     source = tmp_path / "rows.jsonl"
     source.write_text(json.dumps(fact_rows()[0]) + "\n", encoding="utf-8")
     assert main(["align", str(source), "--judge", "labels"]) == 2
-    assert "aligns the offline judge (local, local:FILE) or dspy:<model>" in capsys.readouterr().err
+    assert main(["align", str(source), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "the offline judge (local) makes none" in err
+    assert "aligns the offline judge (local, local:FILE) or dspy:<model>" in err
 
 
 # -- an aligned judge wherever a judge is accepted ----------------------------------------------------------
@@ -280,3 +290,21 @@ def test_an_aligned_judge_gives_its_own_scores_in_every_entry_point(aligned_file
 class EverestRetriever(BaseRetriever):
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         return [Document(page_content=text) for text in SAMPLE["contexts"]]
+
+
+def test_the_refit_converges_when_the_rows_contradict_the_prior() -> None:
+    """Labels opposite to a confident prior: plain Newton steps overshoot; the damped refit reaches the optimum
+    (scipy, same objective) and is far better than the prior on it."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(300, 1))
+    y = (x[:, 0] < 0).astype(float)  # the prior says: larger x, more positive
+    prior = Logistic(mean=[0.0], scale=[1.0], coef=[4.0], intercept=3.0)
+    fitted = shrunk_logistic(prior, x, y, strength=3.0)
+    z = np.hstack([x, np.ones((300, 1))])
+    centre, penalty = np.array([4.0, 3.0]), np.array([3.0, 0.3])
+    best = minimize(_objective, centre, args=(z, y, centre, penalty), method="BFGS", options={"gtol": 1e-9}).x
+    beta = np.array([*fitted.coef, fitted.intercept])
+    assert np.allclose(beta, best, atol=1e-3)
+    assert _objective(beta, z, y, centre, penalty) < _objective(centre, z, y, centre, penalty) / 3

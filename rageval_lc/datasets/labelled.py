@@ -13,7 +13,9 @@ Labels it reads (a row may carry several):
 - LangSmith feedback exported from runs: ``{"inputs": {...}, "outputs": {...}, "feedback": [{"key", "score"}]}``
   (the inputs and outputs are read as one row; each feedback key as a per-row score).
 
-A faithfulness or adherence score becomes the row's verdict: faithful from 0.5 up.
+A faithfulness or adherence score becomes the row's verdict: faithful from 0.5 up. A faithful row without
+sentence labels trains the sentence models as all supported; only rows with sentence labels are measured per
+sentence.
 
 Example:
     >>> rows = [{"question": "Q?", "contexts": ["Paris is in France."], "response": "Paris is in Spain.",
@@ -208,8 +210,6 @@ def _labelled(row: dict[str, Any], five_point: set[str]) -> LabelledSample:
         hallucinated = scores["adherence"] < 0.5
     elif unsupported is not None and hallucinated is None:
         hallucinated = bool(unsupported)
-    if unsupported is None and hallucinated is False:
-        unsupported = frozenset()  # a faithful row: every sentence supported
     scores.pop("adherence", None)
     return LabelledSample(sample, relevant, utilized, unsupported, contradicted, hallucinated, scores)
 
@@ -220,6 +220,9 @@ def _verdicts_by_key(verdicts: object, keys: list[str]) -> dict[str, str]:
         unknown = [k for k, _ in pairs if k not in keys]
         if unknown:
             raise ValueError(f"sentence_verdicts names sentences the response lacks: {unknown} (it has {keys}).")
+        missing = [k for k in keys if k not in dict(pairs)]
+        if missing:
+            raise ValueError(f"sentence_verdicts gives no verdict for the response sentences {missing}.")
     elif isinstance(verdicts, list):
         if len(verdicts) != len(keys):
             msg = f"sentence_verdicts gives {len(verdicts)} verdicts for a response of {len(keys)} sentences."

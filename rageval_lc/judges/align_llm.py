@@ -68,12 +68,13 @@ def modules_for(metrics: str | Sequence[str], mode: str = "shared") -> list[str]
 
 
 def _claims_example(x: LabelledSample) -> dspy.Example | None:
-    if x.unsupported is None:
+    unsupported = x.unsupported if x.unsupported is not None else (frozenset() if x.hallucinated is False else None)
+    if unsupported is None:
         return None
     sentences = x.sample.sentences.response
     claims = [text for _, text in sentences]
     verdicts = [
-        ClaimVerdictItem(claim_number=i + 1, supported=key not in x.unsupported, reason="as labelled")
+        ClaimVerdictItem(claim_number=i + 1, supported=key not in unsupported, reason="as labelled")
         for i, (key, _) in enumerate(sentences)
     ]
     inputs = {"context": render_numbered(x.sample.contexts, label="Context"), "claims": render_numbered(claims)}
@@ -170,7 +171,10 @@ def compile_modules(
     """
     if isinstance(optimizer, str) and optimizer not in ("labeled", "bootstrap"):
         raise ValueError(f"Unknown optimizer {optimizer!r}: use 'labeled', 'bootstrap' or an optimizer factory.")
-    labelled = read_labelled(data)
+    if isinstance(data, list) and data and all(isinstance(x, LabelledSample) for x in data):
+        labelled = data  # already read (align_judge's fitted part): 1-5 scores were read against the whole file
+    else:
+        labelled = read_labelled(data)
     report = CompileReport()
     for name in modules_for(metrics, mode):
         examples = module_examples(name, labelled)

@@ -79,7 +79,8 @@ def shrunk_logistic(
 ) -> Logistic:
     """``prior`` refitted on ``(x, y)`` (sample weights ``w``, summing to the row count by default): the
     log-likelihood plus ``strength / 2 · |coef − prior.coef|²`` (the intercept at a tenth of it), by Newton's
-    method. ``strength = inf`` (or no rows, or one class only) returns ``prior``."""
+    method with step halving (the penalised objective never rises, so it converges from the prior however far
+    the rows pull). ``strength = inf`` (or no rows, or one class only) returns ``prior``."""
     y = np.asarray(y, dtype=float)
     if math.isinf(strength) or len(y) == 0 or y.min() == y.max():
         return prior
@@ -88,14 +89,24 @@ def shrunk_logistic(
     centre = np.append(np.asarray(prior.coef, dtype=float), prior.intercept)
     penalty = np.full(len(centre), strength)
     penalty[-1] *= _INTERCEPT_SHARE
-    beta = centre.copy()
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ beta, -30, 30)))
+
+    def objective(b: np.ndarray) -> float:
+        s = z @ b  # -log-likelihood, computed without overflow: log(1 + e^s) - y s
+        return float(np.sum(w * (np.logaddexp(0.0, s) - y * s)) + 0.5 * np.sum(penalty * (b - centre) ** 2))
+
+    beta, value = centre.copy(), objective(centre)
+    for _ in range(100):
+        p = 0.5 * (1.0 + np.tanh(0.5 * (z @ beta)))  # the logistic function, stable for any score
         gradient = z.T @ (w * (p - y)) + penalty * (beta - centre)
         hessian = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
-        beta -= step
-        if np.abs(step).max() < 1e-8:
+        scale = 1.0
+        while objective(beta - scale * step) > value and scale > 1e-6:  # damped: never a step uphill
+            scale /= 2
+        if scale <= 1e-6:
+            break
+        beta, value = beta - scale * step, objective(beta - scale * step)
+        if np.abs(scale * step).max() < 1e-8:
             break
     return dataclasses.replace(prior, coef=beta[:-1].tolist(), intercept=float(beta[-1]))
 
@@ -255,10 +266,14 @@ def fit_aligned(
         chosen["completeness"] = strength
         params = dataclasses.replace(params, completeness=shrunk_linear(prior, x, y, strength=strength))
     # support of each response sentence, then P(hallucinated) from the sentences' adjusted probabilities
-    labelled = [i for i, it in enumerate(items) if it.unsupported is not None and len(it.features.response_keys)]
+    unsupported = [
+        it.unsupported if it.unsupported is not None else (frozenset() if it.hallucinated is False else None)
+        for it in items
+    ]  # a faithful row: every sentence supported
+    labelled = [i for i, it in enumerate(items) if unsupported[i] is not None and len(it.features.response_keys)]
     if labelled and "support" in models:
         x = np.vstack([items[i].features.support_inputs for i in labelled])
-        y = np.array([k in items[i].unsupported for i in labelled for k in items[i].features.response_keys])
+        y = np.array([k in unsupported[i] for i in labelled for k in items[i].features.response_keys])
         of = np.concatenate([np.full(len(items[i].features.response_keys), j) for j, i in enumerate(labelled)])
         strength = _choose(
             lambda s, m: shrunk_logistic(shipped.support, x[m], y[m], strength=s),

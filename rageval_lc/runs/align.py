@@ -105,6 +105,20 @@ class AlignReport:
             return [f for f in known if f.gain < 0]  # type: ignore[operator]
         return []
 
+    @property
+    def usable(self) -> bool:
+        """Whether the aligned judge may be written: something was measured on held-out rows and it is not worse."""
+        return any(f.gain is not None for f in self.figures) and not self.worse
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the judge was not written (None when it may be)."""
+        if self.usable:
+            return None
+        if self.worse:
+            return f"the aligned judge is worse on held-out rows ({', '.join(f.name for f in self.worse)})"
+        return "nothing could be measured on the held-out rows (no figure the labels allow came out on both judges)"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "fitted_rows": self.fitted_rows,
@@ -112,6 +126,7 @@ class AlignReport:
             "strengths": {k: (None if math.isinf(v) else v) for k, v in self.strengths.items()},
             "figures": [{**f.__dict__, "gain": f.gain} for f in self.figures],
             "worse": [f.name for f in self.worse],
+            "refusal": self.refusal,
             "written": None if self.written is None else str(self.written),
             "skipped": self.skipped,
             "compiled": self.compiled,
@@ -146,6 +161,8 @@ class AlignReport:
             )
         if self.worse:
             lines.append("Worse on held-out rows: " + ", ".join(f.name for f in self.worse))
+        elif self.refusal and self.planned_calls is None:
+            lines.append(f"Not usable: {self.refusal}.")
         if self.written is not None:
             lines.append(f"Written: {self.written}")
         return "\n".join(lines)
@@ -260,7 +277,11 @@ def align_judge(
         raise ValueError(f"align_judge fits the offline judge; got {type(local).__name__}.")
     fitted, held = split_by_question([x.sample.question for x in labelled], held_out=held_out, seed=seed)
     if len(fitted) < 2 or not held:
-        msg = f"{len(labelled)} labelled rows are too few to fit on some and hold some out (give at least 10)."
+        questions = len({" ".join(x.sample.question.lower().split()) for x in labelled})
+        msg = (
+            f"{len(labelled)} labelled rows on {questions} distinct questions are too few to fit on some and hold "
+            "some out: give at least 10 rows on at least 4 questions (rows of one question stay together)."
+        )
         raise ValueError(msg)
     items, skipped = _featurise(local, labelled, progress=progress)
     before = local.params
@@ -273,7 +294,7 @@ def align_judge(
         tolerance=tolerance,
     )
     report.skipped = skipped
-    if out is not None and (force or not report.worse):
+    if out is not None and (force or report.usable):
         path = Path(out)
         meta = {
             **before.metadata,

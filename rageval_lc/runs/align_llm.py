@@ -60,9 +60,13 @@ def align_llm_judge(
 
     fitted, held = split_by_question([x.sample.question for x in labelled], held_out=held_out, seed=seed)
     if len(fitted) < 2 or not held:
-        msg = f"{len(labelled)} labelled rows are too few to fit on some and hold some out (give at least 10)."
+        questions = len({" ".join(x.sample.question.lower().split()) for x in labelled})
+        msg = (
+            f"{len(labelled)} labelled rows on {questions} distinct questions are too few to fit on some and hold "
+            "some out: give at least 10 rows on at least 4 questions (rows of one question stay together)."
+        )
         raise ValueError(msg)
-    fit_rows = [labelled[i].sample for i in fitted]
+    fit_rows = [labelled[i] for i in fitted]
     held_rows = [labelled[i] for i in held]
     plan = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode, dry_run=True)
     if dry_run:
@@ -82,6 +86,7 @@ def align_llm_judge(
         )
     samples = [x.sample for x in held_rows]
     before = _predictions(evaluate(samples, metrics, judge=judge, concurrency=1, scoring_mode=mode))
+    kept = {name: module.deepcopy() for name, module in judge.modules.items()}
     report = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode)
     after = _predictions(evaluate(samples, metrics, judge=judge, concurrency=1, scoring_mode=mode))
     items = [
@@ -98,6 +103,10 @@ def align_llm_judge(
         compiled=report.compiled,
         skipped=[f"{name}: {why}" for name, why in report.skipped.items()],
     )
-    if out is not None and (force or not result.worse):
-        result.written = judge.save(out)
+    if force or result.usable:
+        if out is not None:
+            result.written = judge.save(out)
+    else:
+        judge.modules.clear()  # refused: the caller's judge is left as it was
+        judge.modules.update(kept)
     return result

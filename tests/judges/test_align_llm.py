@@ -112,7 +112,7 @@ def test_align_judge_compiles_an_llm_judge_checks_it_held_out_and_writes_it(rows
     answers = {"Break the answer into atomic": claims, "Decide, for every claim": {"verdicts": json.dumps(verdicts)}}
     judge = DspyJudge(DummyLM(answers))
     out = tmp_path / "judge.json"
-    report = align_judge(rows, judge, metrics="faithfulness", out=out, scoring_mode="separate", seed=0)
+    report = align_judge(rows, judge, metrics="faithfulness", out=out, scoring_mode="separate", seed=0, force=True)
     assert report.compiled == {"verify_claims": report.fitted_rows} and report.fitted_rows + report.held_out_rows == 20
     assert report.skipped == ["extract_claims: no label maps onto it"]
     assert report.written == out and not report.worse
@@ -129,3 +129,17 @@ def test_a_dry_run_calls_no_model(rows: list[dict]) -> None:
     # compiling: one call per fitted row at most; checking: one TRACe call per held-out row, before and after
     assert report.planned_calls == report.fitted_rows + 2 * report.held_out_rows
     assert lm.history == [] and report.written is None
+
+
+def test_a_refused_llm_judge_is_left_as_it_was(rows: list[dict], tmp_path: Path) -> None:
+    """The held-out rows of the first 20 are all faithful and the model calls every claim supported: no figure can
+    be measured, so the compiled judge is refused (not written) and the caller's judge keeps its modules."""
+    from rageval_lc.runs.align import align_judge
+
+    verdicts = [{"claim_number": i + 1, "supported": True, "reason": "ok"} for i in range(40)]
+    answers = {"Decide, for every claim": {"verdicts": json.dumps(verdicts)}}
+    judge = DspyJudge(DummyLM(answers))
+    fresh = judge.modules["verify_claims"].dump_state()
+    report = align_judge(rows, judge, metrics="faithfulness", out=tmp_path / "j.json", scoring_mode="separate")
+    assert report.refusal and "nothing could be measured" in report.refusal and report.written is None
+    assert judge.modules["verify_claims"].dump_state() == fresh
