@@ -36,7 +36,6 @@ from rageval_lc.metrics import (
 )
 from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.reports.compare import compare
-from rageval_lc.runs.align import align_judge
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
@@ -46,6 +45,7 @@ from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
 
 if TYPE_CHECKING:
+    from rageval_lc.runs.align import align_judge
     from rageval_lc.runs.ray_engine import evaluate_dataset
 
 __all__ = [
@@ -97,10 +97,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``evaluate_dataset`` (Ray Data) is imported when first asked for; Ray itself only when it runs."""
+    """``evaluate_dataset`` (Ray Data) and ``align_judge`` (numpy) are imported when first asked for."""
     if name == "evaluate_dataset":
         from rageval_lc.runs.ray_engine import evaluate_dataset
 
         return evaluate_dataset
+    if name == "align_judge":  # numpy: imported when first asked for, as the package promises
+        from rageval_lc.runs.align import align_judge
+
+        return align_judge
     msg = f"module 'rageval_lc' has no attribute {name!r}"
     raise AttributeError(msg)

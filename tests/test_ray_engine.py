@@ -458,6 +458,7 @@ def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors(cluster
     extra = ("--load", str(metrics), "--metrics", "trace,answer_words")
     with temporary_metrics():
         assert main(["evaluate", str(source), "--judge", "labels", "--out", str(tmp_path / "one.jsonl"), *extra]) == 0
-        assert ray_run(source, tmp_path / "ray.jsonl", *extra) == 0
+        with pytest.warns(UserWarning, match="'answer_words' was registered before"):  # the file loaded again
+            assert ray_run(source, tmp_path / "ray.jsonl", *extra) == 0
     assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
     assert json.loads((tmp_path / "ray.jsonl").read_text().splitlines()[0])["scores"]["answer_words"] == 0.1
