@@ -9,16 +9,10 @@
 # On a CPU, a tiny slice: GPU_JOB_TINY=1 OUT=/tmp/out PACK=/tmp/gpu bash training/soup_job.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PACK=$(cd "${PACK:-.gpu}" && pwd)
+source training/gpu_env.sh  # PACK, wheels, PYTHONPATH, PY
 OUT=${OUT:-/tmp/soup_job_out}
 RUNS=${SOUP_RUNS:-3}
 mkdir -p "$OUT"
-if compgen -G "$PACK/wheels/*.whl" >/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$PACK"/wheels/*.whl
-  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-fi
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} RAGEVAL_MINILM_PATH="$PACK/base" RAGEVAL_SHARED_DIR="$PACK/shared" HF_HUB_OFFLINE=1 PYTHONUNBUFFERED=1
-PY=${PYTHON:-python3}
 if [ -n "${GPU_JOB_TINY:-}" ]; then
   TRAIN=(--limit 64 --eval-limit 16 --epochs 1 --batch-size 16 --export-rank 8 --threads 1)
   SOUP=(--eval-limit 16 --export-rank 8 --threads 1)

@@ -74,6 +74,19 @@ def _design(model: Logistic | Linear, x: np.ndarray) -> np.ndarray:
     return expand(z) if model.expanded else z
 
 
+def _penalised_problem(
+    prior: Logistic | Linear, x: np.ndarray, y: np.ndarray, w: np.ndarray | None, strength: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What both refits solve: the design with an intercept column, the weights (summing to the row count), the
+    prior's coefficients and intercept (the centre), and each one's penalty (the intercept's a tenth)."""
+    z = np.hstack([_design(prior, x), np.ones((len(y), 1))])
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float) * len(y) / np.sum(w)
+    centre = np.append(np.asarray(prior.coef, dtype=float), prior.intercept)
+    penalty = np.full(len(centre), strength)
+    penalty[-1] *= _INTERCEPT_SHARE
+    return z, w, centre, penalty
+
+
 def shrunk_logistic(
     prior: Logistic, x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, *, strength: float
 ) -> Logistic:
@@ -84,11 +97,7 @@ def shrunk_logistic(
     y = np.asarray(y, dtype=float)
     if math.isinf(strength) or len(y) == 0 or y.min() == y.max():
         return prior
-    z = np.hstack([_design(prior, x), np.ones((len(y), 1))])
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float) * len(y) / np.sum(w)
-    centre = np.append(np.asarray(prior.coef, dtype=float), prior.intercept)
-    penalty = np.full(len(centre), strength)
-    penalty[-1] *= _INTERCEPT_SHARE
+    z, w, centre, penalty = _penalised_problem(prior, x, y, w, strength)
 
     def objective(b: np.ndarray) -> float:
         s = z @ b  # -log-likelihood, computed without overflow: log(1 + e^s) - y s
@@ -119,11 +128,7 @@ def shrunk_linear(
     y = np.asarray(y, dtype=float)
     if math.isinf(strength) or len(y) == 0:
         return prior
-    z = np.hstack([_design(prior, x), np.ones((len(y), 1))])
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float) * len(y) / np.sum(w)
-    centre = np.append(np.asarray(prior.coef, dtype=float), prior.intercept)
-    penalty = np.full(len(centre), strength)
-    penalty[-1] *= _INTERCEPT_SHARE
+    z, w, centre, penalty = _penalised_problem(prior, x, y, w, strength)
     lhs = (z * w[:, None]).T @ z + np.diag(penalty)
     beta = np.linalg.solve(lhs, (z * w[:, None]).T @ y + penalty * centre)
     return dataclasses.replace(prior, coef=beta[:-1].tolist(), intercept=float(beta[-1]))

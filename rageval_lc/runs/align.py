@@ -203,6 +203,23 @@ def split_by_question(questions: Sequence[str], *, held_out: float = 0.3, seed: 
     return fitted, sorted(held)
 
 
+def split_labelled(labelled: Sequence[LabelledSample], *, held_out: float, seed: int) -> tuple[list[int], list[int]]:
+    """:func:`split_by_question` on labelled rows, refusing a split with nothing to fit on or hold out.
+
+    Raises:
+        ValueError: If too few rows or distinct questions leave one side (nearly) empty.
+    """
+    fitted, held = split_by_question([x.sample.question for x in labelled], held_out=held_out, seed=seed)
+    if len(fitted) < 2 or not held:
+        questions = len({_question_key(x.sample.question) for x in labelled})
+        msg = (
+            f"{len(labelled)} labelled rows on {questions} distinct questions are too few to fit on some and hold "
+            "some out: give at least 10 rows on at least 4 questions (rows of one question stay together)."
+        )
+        raise ValueError(msg)
+    return fitted, held
+
+
 def _question_key(question: str) -> str:
     return " ".join(question.lower().split())
 
@@ -275,14 +292,7 @@ def align_judge(
     local = judge if isinstance(judge, LocalJudge) else make_judge(judge)
     if not isinstance(local, LocalJudge):
         raise ValueError(f"align_judge fits the offline judge; got {type(local).__name__}.")
-    fitted, held = split_by_question([x.sample.question for x in labelled], held_out=held_out, seed=seed)
-    if len(fitted) < 2 or not held:
-        questions = len({" ".join(x.sample.question.lower().split()) for x in labelled})
-        msg = (
-            f"{len(labelled)} labelled rows on {questions} distinct questions are too few to fit on some and hold "
-            "some out: give at least 10 rows on at least 4 questions (rows of one question stay together)."
-        )
-        raise ValueError(msg)
+    fitted, held = split_labelled(labelled, held_out=held_out, seed=seed)
     items, skipped = _featurise(local, labelled, progress=progress)
     before = local.params
     after, report = align_items(

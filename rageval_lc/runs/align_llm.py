@@ -16,7 +16,7 @@ from typing import Any
 
 from rageval_lc.datasets.labelled import LabelledSample
 from rageval_lc.judges.local_align import AlignItem
-from rageval_lc.runs.align import AlignReport, figure_changes, split_by_question
+from rageval_lc.runs.align import AlignReport, figure_changes, split_labelled
 
 __all__ = ["align_llm_judge"]
 
@@ -58,14 +58,7 @@ def align_llm_judge(
     from rageval_lc.judges.align_llm import compile_modules
     from rageval_lc.runs.engine import evaluate
 
-    fitted, held = split_by_question([x.sample.question for x in labelled], held_out=held_out, seed=seed)
-    if len(fitted) < 2 or not held:
-        questions = len({" ".join(x.sample.question.lower().split()) for x in labelled})
-        msg = (
-            f"{len(labelled)} labelled rows on {questions} distinct questions are too few to fit on some and hold "
-            "some out: give at least 10 rows on at least 4 questions (rows of one question stay together)."
-        )
-        raise ValueError(msg)
+    fitted, held = split_labelled(labelled, held_out=held_out, seed=seed)
     fit_rows = [labelled[i] for i in fitted]
     held_rows = [labelled[i] for i in held]
     plan = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode, dry_run=True)
