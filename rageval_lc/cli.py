@@ -269,6 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     align.add_argument("--force", action="store_true", help="write the judge even if it is worse on held-out rows")
     align.add_argument("--json", action="store_true", help="print the report as JSON")
+    align.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
+    align.add_argument(
+        "--checkpoint",
+        type=Path,
+        help="a dspy: judge: keep compiled modules and the held-out check's answers here, so a stopped run resumes "
+        "(default: OUT.partial, removed when the run ends)",
+    )
     align.add_argument("--seed", type=int, default=0, help="the split's and the bootstrap's seed (default 0)")
 
     commands.add_parser(
@@ -498,6 +505,11 @@ def _align(args: argparse.Namespace) -> int:
         return _error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
     if args.dry_run and not args.judge.startswith("dspy:"):
         return _error("--dry-run counts an LLM judge's model calls; the offline judge (local) makes none.")
+    if args.checkpoint is not None and not args.judge.startswith("dspy:"):
+        return _error("--checkpoint resumes an LLM judge's compile; the offline judge's refit is quick to run again.")
+    for target, option in ((args.out, "--out"), (args.html, "--html")):
+        if _unusable(args.labelled, "labelled", target, option, "it"):
+            return 2
     try:
         judge: Any = args.judge
         if judge.startswith("dspy:"):
@@ -515,10 +527,19 @@ def _align(args: argparse.Namespace) -> int:
             optimizer=args.optimizer,
             scoring_mode=args.scoring_mode,
             dry_run=args.dry_run,
+            checkpoint=args.checkpoint,
         )
     except ValueError as exc:
         return _error(str(exc))
     print(json.dumps(report.to_dict(), indent=1) if args.json else report.table(), flush=True)
+    if args.html is not None:
+        from rageval_lc.reports.align_html import render_align_html
+
+        try:
+            write_atomic(args.html, render_align_html(report, title=args.labelled.name))
+        except OSError as exc:
+            return _cannot_write(args.html, exc)
+        print(f"HTML report: {args.html}", file=sys.stderr)
     if args.out is not None and report.written is None and not args.dry_run:
         print(f"Not written: {report.refusal}; --force writes it anyway.", file=sys.stderr)
         return 1

@@ -94,11 +94,23 @@ def test_langsmith_runs_with_feedback() -> None:
         ({"sentence_verdicts": ["wrong"]}, "unknown sentence verdicts ['wrong']"),
         ({"sentence_verdicts": ["supported", "supported"]}, "2 verdicts for a response of 1 sentences"),
         ({"human_scores": {"faithfulness": 7}}, "outside 0–1 and 1–5"),
+        ({"relevance_score": 4}, "relevance_score is 4: scores in this column are 0–1"),
+        ({"completeness": 1.5}, "completeness is 1.5: scores in this column are 0–1"),
     ],
 )
 def test_unreadable_labels_name_the_row(extra: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         read_labelled([{"question": "Q?", "contexts": ["C."], "response": "R.", **extra}])
+
+
+def test_the_aligned_file_names_the_rows_by_their_texts_and_labels() -> None:
+    from rageval_lc.runs.align import _rows_digest
+
+    row = {"id": "1", "question": "Q?", "contexts": ["C is D."], "response": "C is D.", "faithful": True}
+    digest = _rows_digest(read_labelled([row]))
+    assert digest == _rows_digest(read_labelled([dict(row)]))  # the same rows, the same name
+    assert digest != _rows_digest(read_labelled([{**row, "faithful": False}]))  # same id, another label
+    assert digest != _rows_digest(read_labelled([{**row, "response": "C is E."}]))  # same id, another answer
 
 
 # -- the shrunk refit ---------------------------------------------------------------------------------------
@@ -196,7 +208,14 @@ def test_a_judge_fitted_on_wrong_labels_is_refused(tmp_path: Path) -> None:
     # the CLI says so with exit status 1, and --force writes it anyway
     source = tmp_path / "wrong.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in wrong), encoding="utf-8")
-    assert main(["align", str(source), "--metrics", "faithfulness", "--out", str(out)]) == 1 and not out.exists()
+    page = tmp_path / "report.html"
+    args = ["align", str(source), "--metrics", "faithfulness", "--out", str(out), "--html", str(page)]
+    assert main(args) == 1 and not out.exists()
+    html = page.read_text(encoding="utf-8")  # the same report, drawn: the verdict, each figure and its interval
+    auroc = figures["hallucination_auroc"]
+    assert "Refused: the aligned judge is worse on held-out rows (hallucination_auroc" in html
+    assert f"{auroc.before:.3f}</td><td class='num'>{auroc.after:.3f}" in html
+    assert f"[{auroc.ci_low:+.3f}, {auroc.ci_high:+.3f}]" in html and "<script" not in html
     assert main(["align", str(source), "--metrics", "faithfulness", "--out", str(out), "--force"]) == 0
     assert LocalParams.load(out).metadata["aligned"]["rows"] == 40
 
@@ -211,7 +230,9 @@ def test_too_few_rows_or_an_llm_judge_is_a_clear_error(tmp_path: Path, capsys: p
     source.write_text(json.dumps(fact_rows()[0]) + "\n", encoding="utf-8")
     assert main(["align", str(source), "--judge", "labels"]) == 2
     assert main(["align", str(source), "--dry-run"]) == 2
+    assert main(["align", str(source), "--checkpoint", str(tmp_path / "cp")]) == 2
     err = capsys.readouterr().err
+    assert "--checkpoint resumes an LLM judge's compile" in err
     assert "the offline judge (local) makes none" in err
     assert "aligns the offline judge (local, local:FILE) or dspy:<model>" in err
 

@@ -199,11 +199,12 @@ def _labelled(row: dict[str, Any], five_point: set[str]) -> LabelledSample:
         if not 0.0 <= scores[name] <= 1.0:
             raise ValueError(f"the {name} score {value} is outside 0–1 and 1–5.")
     for column, name in _RAGBENCH_SCORES.items():
-        if row.get(column) is not None:
-            scores.setdefault(name, float(row[column]))
+        if row.get(column) is not None and name not in scores:
+            scores[name] = _unit_score(column, row[column])
     for name in ("context_relevance", "context_utilization", "completeness"):
-        if name in row and isinstance(row[name], int | float) and not isinstance(row[name], bool):
-            scores.setdefault(name, float(row[name]))
+        value = row.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and name not in scores:
+            scores[name] = _unit_score(name, value)
     if isinstance(row.get("faithful"), bool):
         hallucinated = not row["faithful"]
     elif "adherence" in scores:
@@ -212,6 +213,14 @@ def _labelled(row: dict[str, Any], five_point: set[str]) -> LabelledSample:
         hallucinated = bool(unsupported)
     scores.pop("adherence", None)
     return LabelledSample(sample, relevant, utilized, unsupported, contradicted, hallucinated, scores)
+
+
+def _unit_score(column: str, value: object) -> float:
+    """A 0–1 score a row gives in its own column (RAGBench's, or ``context_relevance`` at the top level)."""
+    score = float(value)  # type: ignore[arg-type]
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"{column} is {value}: scores in this column are 0–1 (put 1–5 scores under human_scores).")
+    return score
 
 
 def _verdicts_by_key(verdicts: object, keys: list[str]) -> dict[str, str]:

@@ -11,7 +11,11 @@ that map onto it, its inputs rendered as the judge renders them:
   share of them.
 
 A module no label maps onto (claim extraction, the reference judgements, …) is left as it is and named in the
-report. ``LabeledFewShot`` (no model call) is the default optimizer; ``"bootstrap"`` runs ``BootstrapFewShot`` with
+report. With a ``checkpoint`` folder each compiled module is saved there as soon as it is done, under a fingerprint of
+what went into it (the model, the optimizer, the examples, the module as it was): a compile stopped half-way and run
+again with the same folder loads the modules already done instead of compiling them again.
+
+``LabeledFewShot`` (no model call) is the default optimizer; ``"bootstrap"`` runs ``BootstrapFewShot`` with
 a metric per module (the share of verdicts that agree with the labels), or pass any optimizer factory.
 
 Example:
@@ -23,14 +27,19 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import dspy
 
 from rageval_lc.datasets.labelled import LabelledSample, read_labelled
-from rageval_lc.judges.dspy_judge import DspyJudge, render_numbered
+from rageval_lc.files import write_atomic
+from rageval_lc.judges.dspy_judge import DspyJudge, lm_identity, render_numbered
 from rageval_lc.judges.optimize import trace_agreement_metric, trace_examples
 from rageval_lc.judges.signatures import ClaimVerdictItem, ContextVerdictItem
 
@@ -39,11 +48,13 @@ __all__ = ["CompileReport", "compile_modules", "module_examples", "modules_for"]
 
 @dataclass
 class CompileReport:
-    """What :func:`compile_modules` compiled (module → training examples), left alone (module → why), and the
-    model calls it planned (an upper bound; 0 for ``LabeledFewShot``)."""
+    """What :func:`compile_modules` compiled (module → training examples), left alone (module → why), loaded from
+    its checkpoint instead of compiling again, and the model calls it planned (an upper bound; 0 for
+    ``LabeledFewShot`` and for the modules a checkpoint already holds)."""
 
     compiled: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    resumed: list[str] = field(default_factory=list)
     planned_calls: int = 0
 
 
@@ -152,6 +163,8 @@ def compile_modules(
     max_demos: int = 4,
     mode: str = "shared",
     dry_run: bool = False,
+    checkpoint: str | Path | None = None,
+    progress: bool = False,
 ) -> CompileReport:
     """Compile every module ``metrics`` use on the judge, from labelled rows (see the module docstring).
 
@@ -165,6 +178,9 @@ def compile_modules(
         mode: the scoring mode the judge will run in (``shared``: one TRACe labelling feeds the context and
             faithfulness metrics; ``separate``: each metric's own judgements), which sets the modules compiled.
         dry_run: plan only: say which modules would be compiled, on how many examples, with how many calls.
+        checkpoint: a folder where each compiled module is kept as soon as it is done; a module it already holds
+            (compiled from the same model, optimizer, examples and starting module) is loaded, not compiled.
+        progress: a progress bar over the modules on stderr.
 
     Raises:
         ValueError: On unreadable rows or an unknown optimizer name.
@@ -176,6 +192,7 @@ def compile_modules(
     else:
         labelled = read_labelled(data)
     report = CompileReport()
+    todo = []
     for name in modules_for(metrics, mode):
         examples = module_examples(name, labelled)
         if not examples:
@@ -184,16 +201,69 @@ def compile_modules(
             )
             continue
         report.compiled[name] = len(examples)
-        report.planned_calls += 0 if optimizer == "labeled" else len(examples)
-        if dry_run:
+        saved = None if checkpoint is None else Path(checkpoint) / f"{name}.json"
+        stamp = _fingerprint(judge, name, examples, optimizer, max_demos)
+        if saved is not None and _stamp_of(saved) == stamp:
+            report.resumed.append(name)
+            if not dry_run:
+                judge.modules[name].load_state(json.loads(saved.read_text(encoding="utf-8"))["state"])
             continue
-        metric = _METRICS[name]
-        if optimizer == "labeled":
-            chosen: Any = dspy.LabeledFewShot(k=max_demos)
-        elif optimizer == "bootstrap":
-            chosen = dspy.BootstrapFewShot(metric=metric, max_bootstrapped_demos=max_demos, max_labeled_demos=max_demos)
-        else:
-            chosen = optimizer(metric)
-        with dspy.context(lm=judge.lm):
-            judge.modules[name] = chosen.compile(judge.modules[name], trainset=examples)
+        report.planned_calls += 0 if optimizer == "labeled" else len(examples)
+        todo.append((name, examples, saved, stamp))
+    if dry_run or not todo:
+        return report
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="module", file=sys.stderr, desc="compiling")
+    try:
+        for name, examples, saved, stamp in todo:
+            if bar is not None:
+                bar.set_postfix_str(f"{name} ({len(examples)} examples)")
+            judge.modules[name] = _compiled(judge, name, examples, optimizer, max_demos)
+            if saved is not None:
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(
+                    saved, json.dumps({"fingerprint": stamp, "state": judge.modules[name].dump_state()}, default=str)
+                )
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     return report
+
+
+def _compiled(judge: DspyJudge, name: str, examples: list[dspy.Example], optimizer: Any, max_demos: int) -> Any:
+    metric = _METRICS[name]
+    if optimizer == "labeled":
+        chosen: Any = dspy.LabeledFewShot(k=max_demos)
+    elif optimizer == "bootstrap":
+        chosen = dspy.BootstrapFewShot(metric=metric, max_bootstrapped_demos=max_demos, max_labeled_demos=max_demos)
+    else:
+        chosen = optimizer(metric)
+    with dspy.context(lm=judge.lm):
+        return chosen.compile(judge.modules[name], trainset=examples)
+
+
+def _fingerprint(judge: DspyJudge, name: str, examples: list[dspy.Example], optimizer: Any, max_demos: int) -> str:
+    """What a compiled module depends on, hashed: the model, the optimizer, the examples, the module before."""
+    what = {
+        "lm": lm_identity(judge.lm),
+        "module": name,
+        "before": judge.modules[name].dump_state(),
+        "optimizer": optimizer if isinstance(optimizer, str) else getattr(optimizer, "__qualname__", repr(optimizer)),
+        "max_demos": max_demos,
+        "examples": [example.toDict() for example in examples],
+    }
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def _stamp_of(saved: Path) -> str | None:
+    """The fingerprint a checkpointed module was saved under (None: absent or unreadable)."""
+    try:
+        data = json.loads(saved.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("fingerprint") if isinstance(data, dict) and "state" in data else None

@@ -16,13 +16,13 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc.reports.attention import HIGHER_IS_WORSE
 from rageval_lc.reports.compare import Comparison, Pair, format_p
+from rageval_lc.reports.forest import MAX_PLOTTED, ForestPoint, forest_svg
 from rageval_lc.reports.html import BASE_CSS, _cut, _e, _head  # the report page's frame and text helpers
 
 if TYPE_CHECKING:
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_PLOTTED", "render_compare_html"]
 
-MAX_PLOTTED = 60  # intervals in one forest plot
 _MAX_TOP = 50  # rows listed per score, whatever ``top`` asks
 _MAX_IDS = 50  # unpaired ids listed per run
 _NAME_CHARS = 80
@@ -150,59 +149,24 @@ def _by_section(result: Comparison) -> str:
     return f"<section><h2>By {field}</h2>{_forest(rows)}{table}{note}</section>"
 
 
-def _nice(limit: float) -> float:
-    for step in (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0):
-        if limit <= step:
-            return step
-    return math.ceil(limit)
-
-
 def _forest(rows: Sequence[tuple[str, str, PairedComparison]]) -> str:
     """An SVG forest plot: per (label, score name, figures) its difference (dot) and 95% interval (line), around a
     zero line; green / red where B is significantly better / worse (:func:`_direction`)."""
-    drawn = [(label, name, f) for label, name, f in rows if f.diff is not None][:MAX_PLOTTED]
-    if not drawn:
+    points = [
+        ForestPoint(
+            label=label,
+            value=f.diff,
+            low=f.ci_low if f.ci_low is not None else f.diff,
+            high=f.ci_high if f.ci_high is not None else f.diff,
+            verdict=_direction(f, name),
+            tip=f"n={f.n}, p={format_p(f.p_value)}",
+        )
+        for label, name, f in rows
+        if f.diff is not None
+    ]
+    if not points:
         return "<p class='muted'>No score was ok in both runs on any paired row: nothing to plot.</p>"
-    extent = max(abs(v) for _, _, f in drawn for v in (f.diff, f.ci_low, f.ci_high) if v is not None)
-    half = _nice(max(extent, 0.01) * 1.05)
-    label_w, plot_w, value_w, row_h, top = 220, 560, 210, 24, 26
-    width, height = label_w + plot_w + value_w, top + row_h * len(drawn) + 28
-
-    def x(value: float) -> float:
-        return label_w + (value + half) / (2 * half) * plot_w
-
-    svg = [f"<svg width='{width}' height='{height}' role='img' aria-label='differences B minus A with 95% intervals'>"]
-    svg.append(
-        f"<text x='{label_w}' y='14' font-size='11' fill='#8395a7'>← A higher</text>"
-        f"<text x='{label_w + plot_w}' y='14' font-size='11' fill='#8395a7' text-anchor='end'>B higher →</text>"
-    )
-    for tick in (-half, -half / 2, 0.0, half / 2, half):
-        tx = x(tick)
-        colour, dash = ("#2f3542", "") if tick == 0 else ("#e1e5eb", " stroke-dasharray='3,3'")
-        svg.append(
-            f"<line x1='{tx:.1f}' y1='{top - 6}' x2='{tx:.1f}' y2='{height - 22}' stroke='{colour}'{dash}/>"
-            f"<text x='{tx:.1f}' y='{height - 8}' font-size='10' fill='#8395a7' text-anchor='middle'>{tick:+g}</text>"
-        )
-    for i, (label, name, f) in enumerate(drawn):
-        y = top + row_h * i + row_h / 2
-        colour = {"better": "#1e8449", "worse": "#c0392b"}.get(_direction(f, name), "#3867d6")
-        low, high = f.ci_low if f.ci_low is not None else f.diff, f.ci_high if f.ci_high is not None else f.diff
-        tip = f"{label}: {f.diff:+.3f} [{low:+.3f}, {high:+.3f}], n={f.n}, p={format_p(f.p_value)}"
-        svg.append(
-            f"<g><title>{_e(tip)}</title>"
-            f"<text x='{label_w - 10}' y='{y + 4:.1f}' font-size='12' text-anchor='end' fill='#2f3542'>"
-            f"{_e(_head(label, 32))}</text>"
-            f"<line x1='{x(low):.1f}' y1='{y:.1f}' x2='{x(high):.1f}' y2='{y:.1f}' stroke='{colour}' stroke-width='2'/>"
-            f"<line x1='{x(low):.1f}' y1='{y - 5:.1f}' x2='{x(low):.1f}' y2='{y + 5:.1f}' stroke='{colour}'/>"
-            f"<line x1='{x(high):.1f}' y1='{y - 5:.1f}' x2='{x(high):.1f}' y2='{y + 5:.1f}' stroke='{colour}'/>"
-            f"<circle cx='{x(f.diff):.1f}' cy='{y:.1f}' r='4.5' fill='{colour}'/>"
-            f"<text x='{label_w + plot_w + 12}' y='{y + 4:.1f}' font-size='11' fill='#2f3542'>"
-            f"{f.diff:+.3f} [{low:+.3f}, {high:+.3f}]</text></g>"
-        )
-    svg.append("</svg>")
-    more = len([1 for _, _, f in rows if f.diff is not None]) - len(drawn)
-    note = f"<p class='muted'>{more} more intervals in the table only.</p>" if more > 0 else ""
-    return "".join(svg) + note
+    return forest_svg(points, left="← A higher", right="B higher →", aria="differences B minus A with 95% intervals")
 
 
 def _unpaired(only_a: Sequence[str], only_b: Sequence[str]) -> str:

@@ -90,6 +90,8 @@ class AlignReport:
     written: Path | None = None
     skipped: list[str] = field(default_factory=list)
     compiled: dict[str, int] = field(default_factory=dict)  # an LLM judge: module -> training examples
+    resumed: list[str] = field(default_factory=list)  # an LLM judge: modules loaded from the checkpoint
+    kind: str = "offline"  # the judge aligned: "offline" (refitted) or "llm" (compiled)
     planned_calls: int | None = None  # an LLM judge's dry run: model calls compiling and checking would make
 
     @property
@@ -130,6 +132,8 @@ class AlignReport:
             "written": None if self.written is None else str(self.written),
             "skipped": self.skipped,
             "compiled": self.compiled,
+            "resumed": self.resumed,
+            "kind": self.kind,
             "planned_calls": self.planned_calls,
         }
 
@@ -146,10 +150,12 @@ class AlignReport:
             lines.append(
                 f"{f.name + ' ' + arrow:<28} {f.rows:>5} {_num(f.before):>8} {_num(f.after):>8} {change + interval:>28}"
             )
-        if self.compiled or self.planned_calls is not None:
+        if self.kind == "llm":
             lines.append(
                 "Compiled: " + (", ".join(f"{k} ({n} examples)" for k, n in self.compiled.items()) or "nothing")
             )
+            if self.resumed:
+                lines.append("Resumed (loaded from the checkpoint, not compiled again): " + ", ".join(self.resumed))
             lines += [f"Left as it was: {why}" for why in self.skipped]
             if self.planned_calls is not None:
                 lines.append(f"Dry run: {self.planned_calls} model calls planned (compiling and the held-out check).")
@@ -238,6 +244,7 @@ def align_judge(
     optimizer: Any = "labeled",
     scoring_mode: str = "shared",
     dry_run: bool = False,
+    checkpoint: str | Path | None = None,
 ) -> AlignReport:
     """Align a judge to labelled rows and measure it before and after on held-out rows.
 
@@ -256,6 +263,9 @@ def align_judge(
         force: write the judge even if it is worse.
         optimizer, scoring_mode, dry_run: an LLM judge's compile (see
             :func:`~rageval_lc.judges.align_llm.compile_modules`); a dry run calls no model.
+        checkpoint: an LLM judge's resumable state (compiled modules, the held-out check's answers); by default
+            ``OUT.partial``, removed when the run ends (see :mod:`~rageval_lc.runs.align_llm`).
+        progress: progress bars on stderr (featurising rows; compiling modules and the held-out check).
 
     Raises:
         ValueError: On unreadable or unlabelled rows, unknown metrics, or too few rows to hold some out.
@@ -283,6 +293,8 @@ def align_judge(
             optimizer=optimizer,
             mode=scoring_mode,
             dry_run=dry_run,
+            checkpoint=checkpoint,
+            progress=progress,
         )
     unknown = [m for m in names if m not in METRIC_MODELS]
     if unknown:
@@ -310,9 +322,7 @@ def align_judge(
             **before.metadata,
             "aligned": {
                 "rows": len(labelled),
-                "rows_sha256": hashlib.sha256(json.dumps([x.sample.id for x in labelled]).encode("utf-8")).hexdigest()[
-                    :16
-                ],
+                "rows_sha256": _rows_digest(labelled),
                 "metrics": names,
                 "seed": seed,
                 "report": report.to_dict(),
@@ -321,6 +331,18 @@ def align_judge(
         path.write_text(dataclasses.replace(after, metadata=meta).to_json() + "\n", encoding="utf-8")
         report.written = path
     return report
+
+
+def _rows_digest(labelled: Sequence[LabelledSample]) -> str:
+    """A short hash of the labelled rows the judge was aligned on: each sample's texts and its labels."""
+    content = [
+        {
+            "sample": x.sample.model_dump(mode="json", include={"id", "question", "contexts", "response", "reference"}),
+            "labels": {k: sorted(v) if isinstance(v, frozenset) else v for k, v in x.__dict__.items() if k != "sample"},
+        }
+        for x in labelled
+    ]
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
 def align_items(

@@ -6,10 +6,15 @@ each; a dry run calls nothing and says how many calls compiling and checking wou
 refusal of a worse judge and the report are those of the offline judge's alignment
 (:mod:`~rageval_lc.runs.align`); the compiled judge is written with ``DspyJudge.save`` and loaded with
 ``DspyJudge(lm).load(path)``.
+
+A long compile can be stopped and run again: the checkpoint folder (``checkpoint``; by default ``OUT.partial``
+beside the judge's file, removed once the run ends) keeps each compiled module as it is done and every model answer
+of the held-out check (the judge's disk cache), so a second run makes only the calls the first did not finish.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,6 +58,8 @@ def align_llm_judge(
     optimizer: Any = "labeled",
     mode: str = "shared",
     dry_run: bool = False,
+    checkpoint: str | Path | None = None,
+    progress: bool = False,
 ) -> AlignReport:
     """See :func:`~rageval_lc.runs.align.align_judge`."""
     from rageval_lc.judges.align_llm import compile_modules
@@ -61,7 +68,11 @@ def align_llm_judge(
     fitted, held = split_labelled(labelled, held_out=held_out, seed=seed)
     fit_rows = [labelled[i] for i in fitted]
     held_rows = [labelled[i] for i in held]
-    plan = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode, dry_run=True)
+    folder = Path(checkpoint) if checkpoint is not None else None
+    if folder is None and out is not None:
+        folder = Path(f"{out}.partial")
+    modules = None if folder is None else folder / "modules"
+    plan = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode, dry_run=True, checkpoint=modules)
     if dry_run:
         from rageval_lc.scoring.dry_run import plan_calls
 
@@ -74,14 +85,21 @@ def align_llm_judge(
             strengths={},
             figures=[],
             tolerance=tolerance,
+            kind="llm",
             compiled=plan.compiled,
+            resumed=plan.resumed,
             planned_calls=plan.planned_calls + checking,
         )
     samples = [x.sample for x in held_rows]
-    before = _predictions(evaluate(samples, metrics, judge=judge, concurrency=1, scoring_mode=mode))
+    check = {"concurrency": 1, "scoring_mode": mode, "progress": progress}
+    if folder is not None:
+        check["cache_dir"] = folder / "calls"
+    before = _predictions(evaluate(samples, metrics, judge=judge, **check))
     kept = {name: module.deepcopy() for name, module in judge.modules.items()}
-    report = compile_modules(judge, fit_rows, metrics, optimizer=optimizer, mode=mode)
-    after = _predictions(evaluate(samples, metrics, judge=judge, concurrency=1, scoring_mode=mode))
+    report = compile_modules(
+        judge, fit_rows, metrics, optimizer=optimizer, mode=mode, checkpoint=modules, progress=progress
+    )
+    after = _predictions(evaluate(samples, metrics, judge=judge, **check))
     items = [
         AlignItem(features=None, group="", unsupported=x.unsupported, hallucinated=x.hallucinated, scores=x.scores)
         for x in held_rows
@@ -93,7 +111,9 @@ def align_llm_judge(
         strengths={},
         figures=figures,
         tolerance=tolerance,
+        kind="llm",
         compiled=report.compiled,
+        resumed=report.resumed,
         skipped=[f"{name}: {why}" for name, why in report.skipped.items()],
     )
     if force or result.usable:
@@ -102,4 +122,6 @@ def align_llm_judge(
     else:
         judge.modules.clear()  # refused: the caller's judge is left as it was
         judge.modules.update(kept)
+    if folder is not None and checkpoint is None:
+        shutil.rmtree(folder, ignore_errors=True)  # the run ended: the default checkpoint has done its work
     return result

@@ -143,3 +143,86 @@ def test_a_refused_llm_judge_is_left_as_it_was(rows: list[dict], tmp_path: Path)
     report = align_judge(rows, judge, metrics="faithfulness", out=tmp_path / "j.json", scoring_mode="separate")
     assert report.refusal and "nothing could be measured" in report.refusal and report.written is None
     assert judge.modules["verify_claims"].dump_state() == fresh
+
+
+class Interrupted(Exception):
+    pass
+
+
+def counting_optimizer(compiled: list[str], *, stop_after: int | None = None) -> type:
+    """An optimizer factory that records each compile (LabeledFewShot with 2 demos) and, after ``stop_after``
+    compiles, stops the run as an interrupt would."""
+
+    class Counting:
+        def __init__(self, metric: object) -> None:
+            self.metric = metric
+
+        def compile(self, student: dspy.Module, *, trainset: list) -> dspy.Module:
+            if stop_after is not None and len(compiled) >= stop_after:
+                raise Interrupted
+            compiled.append(student.__class__.__name__)
+            return dspy.LabeledFewShot(k=2).compile(student, trainset=trainset)
+
+    return Counting
+
+
+def test_a_stopped_compile_resumes_from_its_checkpoint(rows: list[dict], tmp_path: Path) -> None:
+    """Three modules; the run stops after the first is compiled. Run again with the same checkpoint: the first is
+    loaded (not compiled again) and equals the first run's, the other two are compiled; other rows recompile it."""
+    folder = tmp_path / "partial"
+    first: list[str] = []
+    judge = DspyJudge(DummyLM([]))
+    with pytest.raises(Interrupted):
+        compile_modules(
+            judge, rows, METRICS, mode="separate", optimizer=counting_optimizer(first, stop_after=1), checkpoint=folder
+        )
+    assert len(first) == 1 and (folder / "trace_labels.json").is_file()
+    done = judge.modules["trace_labels"].dump_state()
+    second: list[str] = []
+    again = DspyJudge(DummyLM([]))
+    plan = compile_modules(
+        again, rows, METRICS, mode="separate", optimizer=counting_optimizer(second), checkpoint=folder, dry_run=True
+    )
+    assert plan.resumed == ["trace_labels"] and second == []
+    report = compile_modules(
+        again, rows, METRICS, mode="separate", optimizer=counting_optimizer(second), checkpoint=folder
+    )
+    assert report.resumed == ["trace_labels"] and len(second) == 2  # verify_claims, context_relevance
+    assert again.modules["trace_labels"].dump_state() == done
+    assert set(report.compiled) == {"trace_labels", "verify_claims", "context_relevance"}
+    # other examples are another compile: nothing is taken from the checkpoint
+    third: list[str] = []
+    other = compile_modules(
+        DspyJudge(DummyLM([])),
+        rows[:10],
+        METRICS,
+        mode="separate",
+        optimizer=counting_optimizer(third),
+        checkpoint=folder,
+    )
+    assert other.resumed == [] and len(third) == 3
+
+
+def test_align_resumes_the_held_out_check_from_its_checkpoint(rows: list[dict], tmp_path: Path) -> None:
+    """An explicit checkpoint keeps the compiled module and the held-out answers: a second run loads the module and
+    asks the model nothing; the default checkpoint (OUT.partial) is removed once a run ends."""
+    from rageval_lc.runs.align import align_judge
+
+    verdicts = [{"claim_number": 1, "supported": True, "reason": "ok"}]
+    answers = {  # DummyLM matches the last message: extraction's holds the answer, verification's the context
+        "[[ ## answer ## ]]": {"claims": json.dumps(["Claim one."])},
+        "[[ ## context ## ]]": {"verdicts": json.dumps(verdicts)},
+    }
+    options = {"metrics": "faithfulness", "scoring_mode": "separate", "seed": 0, "force": True}
+    lm = DummyLM(answers)
+    first = align_judge(rows, DspyJudge(lm), checkpoint=tmp_path / "cp", **options)
+    calls = len(lm.history)
+    assert calls > 0 and first.resumed == [] and first.figures  # the held-out rows were scored
+    lm_again = DummyLM(answers)
+    second = align_judge(rows, DspyJudge(lm_again), checkpoint=tmp_path / "cp", **options)
+    assert second.resumed == ["verify_claims"] and lm_again.history == []
+    assert [f.__dict__ for f in second.figures] == [f.__dict__ for f in first.figures]
+    assert "Resumed (loaded from the checkpoint, not compiled again): verify_claims" in second.table()
+    out = tmp_path / "judge.json"
+    align_judge(rows, DspyJudge(DummyLM(answers)), out=out, **options)
+    assert out.is_file() and not Path(f"{out}.partial").exists()
