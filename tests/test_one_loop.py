@@ -66,6 +66,7 @@ METRIC_MODULES = (
     "rageval_lc.scoring.registry",
     "rageval_lc.scoring.sample",
     "rageval_lc.runs.jsonl",
+    "rageval_lc.runs.batch",
     "rageval_lc.runs.engine",
     "rageval_lc.cli",
 )

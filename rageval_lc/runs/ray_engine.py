@@ -5,7 +5,7 @@
 chunks (1, 2, 4 … 256 rows, so that the judge batches the same texts and the scores come out the same),
 every row exactly once, in input order — with ``workers`` Ray actors instead of local processes. Each actor
 unpickles the judge once (its models load once, on first use) and scores a chunk with
-:func:`~rageval_lc.runs.engine.score_items`, so a row that fails is an ``error`` row, never a failed job.
+:func:`~rageval_lc.runs.batch.score_in_threads`, so a row that fails is an ``error`` row, never a failed job.
 An actor that dies is restarted by Ray and its chunk scored again (Ray Data's defaults), at most
 :data:`ACTOR_RESTARTS` times: a small actor counts each chunk's unfinished tries, and a chunk whose actor died
 more often than that (a row that crashes the process) becomes ``error`` rows instead of hanging the job.
@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.judges.resilient import RateLimiter
-from rageval_lc.runs.engine import Unreadable, metric_specs, resilient_judge, score_items
+from rageval_lc.runs.batch import Unreadable, metric_specs, resilient_judge, score_in_threads
 from rageval_lc.runs.workers import MAX_CHUNK, chunk_sizes, pack_job, unpack_job, with_unreadable
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
@@ -128,7 +128,7 @@ def score_on_ray(
 ) -> Iterator[tuple[T, SampleResult]]:
     """Score ``(tag, sample)`` items on ``workers`` Ray actors; yield ``(tag, result)`` in input order.
 
-    Tags stay here, on the driver, and so do :class:`~rageval_lc.runs.engine.Unreadable` items (their
+    Tags stay here, on the driver, and so do :class:`~rageval_lc.runs.batch.Unreadable` items (their
     exceptions need not pickle): they become failed results here.
 
     Args:
@@ -497,7 +497,7 @@ class _Scorer:
                 )
                 raise RuntimeError(msg)
             first = max(1, len(chunk))  # the whole chunk prepared in one batched pass, as in-process
-            scored = score_items(
+            scored = score_in_threads(
                 chunk, self.specs, self.judge, concurrency=self.concurrency, first_chunk=first, **self.options
             )
             return dict(scored)

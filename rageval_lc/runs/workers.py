@@ -4,7 +4,7 @@ Threads share one interpreter lock, so the offline judge's Python work (tokenisi
 runs on one core at a time; processes do not. The judge travels to each worker by pickle (without its
 loaded models: :mod:`~rageval_lc.judges.portable`), rows go out in chunks (small first ones, so that the
 first rows come back within seconds, then larger), and what comes back is yielded in input order. Each
-worker runs :func:`~rageval_lc.runs.engine.score_items`, so a row that fails is an ``error`` row there as
+worker runs :func:`~rageval_lc.runs.batch.score_in_threads`, so a row that fails is an ``error`` row there as
 in-process; a worker that dies takes only its chunk's rows, which are scored again once in a fresh pool and
 become ``error`` rows if that fails too. A rate limit is split evenly between the workers.
 
@@ -30,7 +30,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from rageval_lc.runs.engine import Unreadable
+from rageval_lc.runs.batch import Unreadable, metric_specs, score_in_threads
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
@@ -39,7 +39,7 @@ __all__ = ["chunk_sizes", "pack_job", "score_in_processes", "unpack_job", "with_
 
 T = TypeVar("T")
 
-#: The largest chunk sent to a worker at once (as in-process: :func:`~rageval_lc.runs.engine.prepared`).
+#: The largest chunk sent to a worker at once (as in-process: :func:`~rageval_lc.runs.batch.prepared`).
 MAX_CHUNK = 256
 
 _WORKER: dict[str, Any] = {}  # in a worker process: the judge, the specs and the options
@@ -233,7 +233,6 @@ def pack_job(
 
 def unpack_job(judge_bytes: bytes, rest: bytes) -> tuple[Any, list[MetricSpec], int, dict[str, Any]]:
     """In the other process: load the metrics of one's own, then the judge, the metrics and the options."""
-    from rageval_lc.runs.engine import metric_specs
     from rageval_lc.scoring.custom import load_portable_metrics, restore_metrics
 
     loads, rest = pickle.loads(rest)
@@ -268,11 +267,9 @@ def _start(payload: bytes) -> None:  # runs in each worker process once
 
 
 def _score_chunk(chunk: list[tuple[int, Any]]) -> dict[int, SampleResult]:
-    from rageval_lc.runs.engine import score_items
-
     if "error" in _WORKER:  # the parent fails the chunk's rows with its metrics
         error = _WORKER["error"]
         raise RuntimeError(f"the worker process could not start: {type(error).__name__}: {error}")
     specs, judge, options = _WORKER["specs"], _WORKER["judge"], _WORKER["options"]
     first = max(1, len(chunk))  # the whole chunk prepared in one batched pass
-    return dict(score_items(chunk, specs, judge, concurrency=_WORKER["concurrency"], first_chunk=first, **options))
+    return dict(score_in_threads(chunk, specs, judge, concurrency=_WORKER["concurrency"], first_chunk=first, **options))
