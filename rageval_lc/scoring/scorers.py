@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rageval_lc.judges.base import CriteriaDefinition, JudgeUsage
 from rageval_lc.metrics.geval import factual_accuracy, grade, is_dont_know
@@ -36,9 +36,7 @@ from rageval_lc.metrics.ragas import (
 from rageval_lc.metrics.trace import TRACE_SCORE_NAMES, trace_scores
 from rageval_lc.schema import MetricResult
 from rageval_lc.scoring.judgements import SampleJudgements
-
-if TYPE_CHECKING:
-    from rageval_lc.scoring.registry import MetricSpec
+from rageval_lc.scoring.spec import MetricSpec
 
 __all__ = [
     "score_answer_classification",
