@@ -4,7 +4,7 @@
 The held-out rows are scored with the metrics by the judge as it was, then as compiled (the model is called for
 each; a dry run calls nothing and says how many calls compiling and checking would make). The figures, the
 refusal of a worse judge and the report are those of the offline judge's alignment
-(:mod:`~rageval_lc.runs.align`); the compiled judge is written with ``DspyJudge.save`` and loaded with
+(:mod:`~rageval_lc.runs.align_report`); the compiled judge is written with ``DspyJudge.save`` and loaded with
 ``DspyJudge(lm).load(path)``.
 
 A long compile can be stopped and run again: the checkpoint folder (``checkpoint``; by default ``OUT.partial``
@@ -21,11 +21,9 @@ from typing import Any
 
 from rageval_lc.datasets.labelled import LabelledSample
 from rageval_lc.judges.local_align import AlignItem
-from rageval_lc.runs.align import AlignReport, figure_changes, split_labelled
+from rageval_lc.runs.align_report import SCORES, AlignReport, figure_changes, split_labelled
 
 __all__ = ["align_llm_judge"]
-
-_SCORES = ("context_relevance", "context_utilization", "completeness")
 
 
 def _predictions(run: Any) -> list[dict[str, Any]]:
@@ -41,7 +39,7 @@ def _predictions(run: Any) -> list[dict[str, Any]]:
             p = 1.0 - scores["faithfulness"]
         elif scores.get("adherence") is not None:
             p = 1.0 - scores["adherence"]
-        out.append({"p_hallucinated": p, "unsupported": None, **{name: scores.get(name) for name in _SCORES}})
+        out.append({"p_hallucinated": p, "unsupported": None, **{name: scores.get(name) for name in SCORES}})
     return out
 
 
