@@ -382,7 +382,6 @@ def _report(args: argparse.Namespace) -> int:
     from rageval_lc.reports.attention import attach_inputs
     from rageval_lc.reports.html import render_html
     from rageval_lc.reports.summary import format_summary, summarize
-    from rageval_lc.runs.producers import MixedResultsError, check_one_producer
 
     if _unusable(args.results, "results", args.html, "--html", "the report"):
         return 2
@@ -392,22 +391,8 @@ def _report(args: argparse.Namespace) -> int:
         return _error(f"--worst must be at least 1. Got {args.worst}.")
     try:
         _check_bootstrap(args)
+        rows, bad = _result_rows(args.results)
     except ValueError as exc:
-        return _error(str(exc))
-    rows, bad = [], 0
-    try:
-        for _, row in json_rows(args.results):  # split on \n only: U+2028 & co. may sit in strings
-            if isinstance(row, dict) and isinstance(row.get("status"), dict):
-                rows.append(row)
-            else:
-                bad += 1
-    except OSError as exc:
-        return _error(f"cannot read {args.results}: {exc.strerror or exc}")
-    if not rows:
-        return _error(f"no result rows in {args.results}")
-    try:  # rows of rageval evaluate and of the callback handler are never summed up as one run
-        check_one_producer(rows, str(args.results))
-    except MixedResultsError as exc:
         return _error(str(exc))
     print(format_summary(summarize(rows, n_resamples=args.bootstrap, seed=args.seed)))
     if bad:
@@ -438,17 +423,12 @@ def _report(args: argparse.Namespace) -> int:
             n_resamples=args.bootstrap,
             seed=args.seed,
         )
-        try:
-            write_atomic(args.html, page)
-        except OSError as exc:
-            return _cannot_write(args.html, exc)
-        print(f"HTML report: {args.html}", file=sys.stderr)
+        return _write_page(args.html, page, "HTML report")
     return 0
 
 
 def _gate(args: argparse.Namespace) -> int:
     from rageval_lc.reports.gate import check_gate, format_gate, parse_rate, parse_threshold
-    from rageval_lc.runs.producers import MixedResultsError, check_one_producer
 
     try:
         thresholds = [parse_threshold(t, "min") for t in args.min] + [parse_threshold(t, "max") for t in args.max]
@@ -458,19 +438,8 @@ def _gate(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if _missing(args.results, "results"):
         return 2
-    rows, unreadable = [], 0
     try:
-        for _, row in json_rows(args.results):
-            if isinstance(row, dict) and isinstance(row.get("status"), dict):
-                rows.append(row)
-            else:  # a torn or foreign line: counted as a row with an error, never skipped silently
-                unreadable += 1
-    except OSError as exc:
-        return _error(f"cannot read {args.results}: {exc.strerror or exc}")
-    if not rows:
-        return _error(f"no result rows in {args.results}")
-    try:
-        check_one_producer(rows, str(args.results))
+        rows, unreadable = _result_rows(args.results)  # a torn or foreign line counts as a row with an error
         report = check_gate(
             rows,
             thresholds,
@@ -480,7 +449,7 @@ def _gate(args: argparse.Namespace) -> int:
             seed=args.seed,
             unreadable=unreadable,
         )
-    except (MixedResultsError, ValueError) as exc:
+    except ValueError as exc:
         return _error(str(exc))
     shown = report.checks if report.passed else report.failed
     print(format_gate(shown, confidence=report.confidence))
@@ -535,11 +504,8 @@ def _align(args: argparse.Namespace) -> int:
     if args.html is not None:
         from rageval_lc.reports.align_html import render_align_html
 
-        try:
-            write_atomic(args.html, render_align_html(report, title=args.labelled.name))
-        except OSError as exc:
-            return _cannot_write(args.html, exc)
-        print(f"HTML report: {args.html}", file=sys.stderr)
+        if _write_page(args.html, render_align_html(report, title=args.labelled.name), "HTML report"):
+            return 2
     if args.out is not None and report.written is None and not args.dry_run:
         print(f"Not written: {report.refusal}; --force writes it anyway.", file=sys.stderr)
         return 1
@@ -569,11 +535,7 @@ def _compare(args: argparse.Namespace) -> int:
         from rageval_lc.reports.compare_html import render_compare_html
 
         page = render_compare_html(result, names=(args.run_a.name, args.run_b.name), top=args.top)
-        try:
-            write_atomic(args.html, page)
-        except OSError as exc:
-            return _cannot_write(args.html, exc)
-        print(f"HTML comparison: {args.html}", file=sys.stderr)
+        return _write_page(args.html, page, "HTML comparison")
     return 0
 
 
@@ -921,6 +883,40 @@ def _unusable(source: Path, what: str, target: Path | None, option: str, writes:
         _error(f"{option} {target} is the {what} file; write {writes} to another file.")
         return True
     return False
+
+
+def _result_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The result rows of a results file, and how many of its lines are not result rows (torn or foreign).
+
+    Raises:
+        ValueError: If the file cannot be read, holds no result row, or mixes the rows of ``rageval evaluate`` and
+            of the callback handler (never summed up as one run).
+    """
+    from rageval_lc.runs.producers import check_one_producer
+
+    rows, other = [], 0
+    try:
+        for _, row in json_rows(path):  # split on \n only: U+2028 & co. may sit in strings
+            if isinstance(row, dict) and isinstance(row.get("status"), dict):
+                rows.append(row)
+            else:
+                other += 1
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not rows:
+        raise ValueError(f"no result rows in {path}")
+    check_one_producer(rows, str(path))
+    return rows, other
+
+
+def _write_page(path: Path, page: str, what: str) -> int:
+    """Write an HTML page and say where on stderr (0), or say why it cannot be written (2)."""
+    try:
+        write_atomic(path, page)
+    except OSError as exc:
+        return _cannot_write(path, exc)
+    print(f"{what}: {path}", file=sys.stderr)
+    return 0
 
 
 def _cannot_write(path: Path, exc: OSError) -> int:

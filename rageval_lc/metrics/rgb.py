@@ -27,7 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from rageval_lc._validation import check_choice
 
 __all__ = [
     "RGB_MODES",
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 RgbMode = Literal["official", "lenient"]
-RGB_MODES: tuple[str, ...] = ("official", "lenient")
+RGB_MODES: tuple[str, ...] = get_args(RgbMode)
 RGB_TASKS: tuple[str, ...] = (
     "noise_robustness",
     "negative_rejection",
@@ -301,6 +303,7 @@ def judge_row(row: RgbRow, *, mode: RgbMode = "official") -> RgbJudgement:
         >>> j.labels, j.error_detected, j.error_corrected, j.correct
         ([-1], True, True, False)
     """
+    check_choice(mode, RGB_MODES, name="mode", caller="judge_row")
     if mode == "official":
         labels = official_labels(row.prediction, row.answer)
         rejected = labels == [-1]
@@ -308,16 +311,13 @@ def judge_row(row: RgbRow, *, mode: RgbMode = "official") -> RgbJudgement:
         detected = OFFICIAL_ERROR_DETECTION in row.prediction
         corrected = detected and 0 not in labels
         return RgbJudgement(row.id, labels, rejected, correct, detected, corrected)
-    if mode == "lenient":
-        labels = lenient_labels(row.prediction, row.answer)
-        rejected = lenient_is_rejection(row.prediction)
-        detected = lenient_detects_error(row.prediction, row.counterfactual_answer)
-        corrected = lenient_corrects_error(row.prediction, row.answer, row.counterfactual_answer)
-        # the reference counts a counterfactual row correct when it is corrected
-        correct = corrected if row.task == "counterfactual_robustness" else all(labels)
-        return RgbJudgement(row.id, labels, rejected, correct, detected, corrected)
-    msg = f"The 'mode' parameter of judge_row must be one of {list(RGB_MODES)}. Got {mode!r} instead."
-    raise ValueError(msg)
+    labels = lenient_labels(row.prediction, row.answer)  # mode == "lenient" (checked above)
+    rejected = lenient_is_rejection(row.prediction)
+    detected = lenient_detects_error(row.prediction, row.counterfactual_answer)
+    corrected = lenient_corrects_error(row.prediction, row.answer, row.counterfactual_answer)
+    # the reference counts a counterfactual row correct when it is corrected
+    correct = corrected if row.task == "counterfactual_robustness" else all(labels)
+    return RgbJudgement(row.id, labels, rejected, correct, detected, corrected)
 
 
 @dataclass
@@ -388,9 +388,7 @@ def score_rgb(
     Raises:
         ValueError: For an unknown mode or task, or a noise ratio outside [0, 1].
     """
-    if mode not in RGB_MODES:
-        msg = f"The 'mode' parameter of score_rgb must be one of {list(RGB_MODES)}. Got {mode!r} instead."
-        raise ValueError(msg)
+    check_choice(mode, RGB_MODES, name="mode", caller="score_rgb")
     judgements: list[RgbJudgement] = []
     groups: dict[tuple[str, float], list[RgbJudgement]] = {}
     for row in rows:

@@ -32,7 +32,7 @@ Example (the visual guide's walkthrough, capstone mode):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 TraceMode = Literal["ragbench", "capstone"]
-TRACE_MODES: tuple[str, ...] = ("ragbench", "capstone")
+TRACE_MODES: tuple[str, ...] = get_args(TraceMode)
 #: The four TRACe metrics, in the order of the RAGBench paper.
 TRACE_METRICS: tuple[str, ...] = TRACE_METRIC_NAMES
 #: Every score a TRACe evaluation reports.

@@ -17,11 +17,10 @@ Example:
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from rageval_lc.reports.forest import ForestPoint, forest_svg
-from rageval_lc.reports.html import BASE_CSS, _cut, _e
+from rageval_lc.reports.html import BASE_CSS, _cut, _e, _page
 
 if TYPE_CHECKING:
     from rageval_lc.runs.align import AlignReport, FigureChange
@@ -41,21 +40,16 @@ _CSS = (
 
 def render_align_html(report: AlignReport, *, title: str = "rageval align") -> str:
     """Render an :class:`~rageval_lc.runs.align.AlignReport` as one HTML page."""
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<header><h1>Aligning the judge: {_cut(title, _NAME_CHARS)}</h1><p>fitted on {report.fitted_rows} rows · "
-        f"measured on {report.held_out_rows} held-out rows (split by question) · generated {generated}</p>"
-        "</header><main>",
+    facts = (
+        f"fitted on {report.fitted_rows} rows · measured on {report.held_out_rows} held-out rows (split by question)"
+    )
+    sections = [
         _verdict(report),
         _figures(report),
         _changed(report),
         "" if report.kind == "llm" else _skipped(report.skipped),
-        "</main></body></html>",
     ]
-    return "\n".join(p for p in parts if p)
+    return _page(title, f"Aligning the judge: {_cut(title, _NAME_CHARS)}", facts, _CSS, sections)
 
 
 def _verdict(report: AlignReport) -> str:

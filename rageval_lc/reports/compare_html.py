@@ -17,13 +17,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc.reports.attention import HIGHER_IS_WORSE
 from rageval_lc.reports.compare import Comparison, Pair, format_p
 from rageval_lc.reports.forest import MAX_PLOTTED, ForestPoint, forest_svg
-from rageval_lc.reports.html import BASE_CSS, _cut, _e, _head  # the report page's frame and text helpers
+from rageval_lc.reports.html import BASE_CSS, _cut, _e, _page  # the report page's frame and text helpers
 
 if TYPE_CHECKING:
     from rageval_lc.reports.stats import PairedComparison
@@ -54,23 +53,18 @@ def render_compare_html(
     """Render a :class:`~rageval_lc.reports.compare.Comparison` as one HTML page (bounded: see the module)."""
     a_name, b_name = names
     only_a, only_b = result.unpaired["only_in_a"], result.unpaired["only_in_b"]
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     heading = title or f"{a_name} vs {b_name}"
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(_head(heading, _NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
-        f"<header><h1>{_cut(heading, _NAME_CHARS)}</h1><p>A = {_cut(a_name, _NAME_CHARS)} · B = "
-        f"{_cut(b_name, _NAME_CHARS)} · {len(result.pairs)} rows paired by id · {len(only_a)} only in A · "
-        f"{len(only_b)} only in B · generated {generated}</p></header><main>",
+    facts = (
+        f"A = {_cut(a_name, _NAME_CHARS)} · B = {_cut(b_name, _NAME_CHARS)} · {len(result.pairs)} rows paired by id · "
+        f"{len(only_a)} only in A · {len(only_b)} only in B"
+    )
+    sections = [
         _differences(result.scores, result.one_sided),
+        _by_section(result) if result.by_field is not None else "",
+        _unpaired(only_a, only_b),
+        _changed_most(result, max(0, min(top, _MAX_TOP))),
     ]
-    if result.by_field is not None:
-        parts.append(_by_section(result))
-    parts.append(_unpaired(only_a, only_b))
-    parts.append(_changed_most(result, max(0, min(top, _MAX_TOP))))
-    parts.append("</main></body></html>")
-    return "\n".join(p for p in parts if p)
+    return _page(heading, _cut(heading, _NAME_CHARS), facts, _CSS, sections)
 
 
 def _num(value: float | None, digits: int = 3, *, sign: bool = False) -> str:

@@ -148,15 +148,7 @@ def render_html(
     judge_names = ", ".join(_cut(name, NAME_CHARS) for name in list(judges)[:MAX_JUDGES]) or "unknown"
     if len(judges) > MAX_JUDGES:
         judge_names += f" and {len(judges) - MAX_JUDGES} more"
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(_head(title, NAME_CHARS))}</title><style>{_CSS}</style></head><body>",
-        f"<header><h1>{_cut(title, NAME_CHARS)}</h1><p>{len(rows)} rows · {len(scores)} scores · judge "
-        f"{judge_names} · generated {generated}</p></header><main>",
-        _summary_section(summaries, n_resamples, seed),
-    ]
+    parts = [_summary_section(summaries, n_resamples, seed)]
     lists = _Budget(LIST_BUDGET)
     questions = any(row_question(row) is not None for row in rows)
     note = [] if questions else [_NO_QUESTIONS]  # said once, by the first list shown
@@ -173,8 +165,8 @@ def render_html(
     if view:
         parts.append(_reference_section(view))
     parts.append(_distributions(rows, [s for s in summaries if s.name not in _SKIP_DISTRIBUTION][:MAX_SCORES]))
-    parts.append("</main></body></html>")
-    return "\n".join(p for p in parts if p)
+    facts = f"{len(rows)} rows · {len(scores)} scores · judge {judge_names}"
+    return _page(title, _cut(title, NAME_CHARS), facts, _CSS, parts)
 
 
 def _chosen_scores(worst_by: str | Sequence[str] | None, scores: Sequence[str]) -> list[str]:
@@ -204,6 +196,22 @@ class _Budget:
             return False
         self.left -= len(piece)
         return True
+
+
+def _page(title: str, heading: str, facts: str, css: str, sections: Sequence[str]) -> str:
+    """One self-contained page, as every report draws it: ``title`` (plain text, cut to :data:`NAME_CHARS` in the
+    browser's tab), ``heading`` and ``facts`` (HTML: the ``h1`` and the line under it, which ends with when the
+    page was generated), the ``css``, and the ``sections`` that are not empty, in order."""
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(_head(title, NAME_CHARS))}</title><style>{css}</style></head><body>",
+        f"<header><h1>{heading}</h1><p>{facts} · generated {generated}</p></header><main>",
+        *sections,
+        "</main></body></html>",
+    ]
+    return "\n".join(p for p in parts if p)
 
 
 def _e(value: Any) -> str:

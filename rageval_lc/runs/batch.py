@@ -3,16 +3,7 @@
 :func:`score_in_threads` scores ``(tag, sample)`` items here, on ``concurrency`` threads; it is what
 :func:`~rageval_lc.runs.engine.score_items` runs in-process, and what each worker process
 (:mod:`~rageval_lc.runs.workers`) and each Ray actor (:mod:`~rageval_lc.runs.ray_engine`) runs on the chunks it
-is sent. The engine chooses among them; the engines read only this module, never the engine back.
-
-Example:
-    >>> from rageval_lc.judges.labels import LabelsJudge
-    >>> good = RagSample(id="a", question="Q?", contexts=["A."], response="A.",
-    ...                  labels={"all_relevant_sentence_keys": ["0a"]})
-    >>> items = [(1, good), (2, Unreadable(ValueError("line 2 is not valid JSON"), id="b"))]
-    >>> [(tag, r.id, r.results["context_relevance"].status)
-    ...  for tag, r in score_in_threads(items, metric_specs("trace"), LabelsJudge())]
-    [(1, 'a', 'ok'), (2, 'b', 'error')]
+is sent. The engine chooses among them; none of them imports the engine.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 from rageval_lc.judges.base import CRITERIA, judgement_kind
 
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 ScoringMode = Literal["shared", "fused", "separate"]
-SCORING_MODES: tuple[str, ...] = ("shared", "fused", "separate")
+SCORING_MODES: tuple[str, ...] = get_args(ScoringMode)
 
 
 def _modes(shared: tuple[str, ...], separate: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
