@@ -3,6 +3,7 @@ shown in plain blocks are what the commands print, every relative link resolves,
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import io
 import os
@@ -191,12 +192,25 @@ def test_readme_links_to_the_guide_and_every_guide_page_is_reachable() -> None:
 # --- generated tables and the site -------------------------------------------------------------------------
 
 
-def hooks() -> Any:
-    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+def docs_module(name: str) -> Any:
+    """A Python file of docs/ (the MkDocs hook, the Griffe extension), imported as MkDocs imports it."""
+    spec = importlib.util.spec_from_file_location(f"docs_{name}", DOCS / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def hooks() -> Any:
+    return docs_module("hooks")
+
+
+@pytest.mark.parametrize("name", ["hooks", "griffe_docstrings"])
+def test_the_site_tools_do_what_their_examples_say(name: str) -> None:
+    if name == "griffe_docstrings":
+        pytest.importorskip("griffe", reason="mkdocstrings is not installed: pip install -e '.[docs]'")
+    module = docs_module(name)
+    assert doctest.testmod(module).failed == 0
 
 
 def test_generated_tables_follow_the_registry_the_plan_and_the_parser() -> None:
