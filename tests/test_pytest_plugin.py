@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -196,15 +195,16 @@ def test_the_declared_entry_point_loads_the_plugin_and_tolerates_dash_p(tmp_path
 
 
 def readme_test_block() -> str:
-    """README's pytest block: the test file whose samples carry no labels."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```python\n(.*?)^```", readme, re.S | re.M)
+    """The guide's pytest block (docs/integrations/pytest.md): the test file whose samples carry no labels."""
+    from tests.test_docs import python_blocks
+
+    blocks = [p.values[0] for p in python_blocks()]
     (block,) = [b for b in blocks if "def test_the_answer_is_grounded_in_the_contexts(" in b]
     return block
 
 
 def test_a_judge_that_cannot_score_fails_a_sample_and_a_run_alike(pytester: pytest.Pytester) -> None:
-    # README's block run with the labels judge on a sample without labels: the judge raises ValueError.
+    # The guide's block run with the labels judge on a sample without labels: the judge raises ValueError.
     # Scored in the assertion (a sample) or before it (a run), each test fails with an AssertionError
     # naming every score asked for as ``error`` and the judge's reason.
     pytester.makepyfile(test_readme_block=readme_test_block())
