@@ -1,8 +1,10 @@
 """Judges: what turns a sample into labels and verdicts.
 
-``labels`` reads labels already in the data; :class:`LocalJudge` runs offline on the packaged
-sentence-transformers model; :class:`DspyJudge` uses any DSPy LM or LangChain chat model. The last two
-load their heavy dependencies when first used, so importing this package stays light.
+``labels`` reads labels already in the data; :class:`LocalJudge` (:mod:`rageval_lc.judges.offline`) runs
+offline on the packaged sentence-transformers model; :class:`DspyJudge` (:mod:`rageval_lc.judges.llm`) uses
+any DSPy LM or LangChain chat model. The last two load their heavy dependencies when first used, so importing
+this package stays light. The modules here are the contract every judge keeps: ``base``, ``labels``,
+``factory``, ``checks``, ``resilient`` and ``portable``.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "DspyJudge": "rageval_lc.judges.dspy_judge",
-    "LocalJudge": "rageval_lc.judges.local",
+    "DspyJudge": "rageval_lc.judges.llm.dspy_judge",
+    "LocalJudge": "rageval_lc.judges.offline.judge",
     "make_judge": "rageval_lc.judges.factory",
 }
 
