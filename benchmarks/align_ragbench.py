@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from calibrate_local_judge import add_nli, featurise  # noqa: E402
 
-from rageval_lc.judges.local_align import AlignItem  # noqa: E402
-from rageval_lc.judges.local_model import LocalParams  # noqa: E402
+from rageval_lc.judges.offline.align import AlignItem  # noqa: E402
+from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
 from rageval_lc.runs.align import align_items, figure_changes, predictions, split_by_question  # noqa: E402
 
 FOLDS = 4

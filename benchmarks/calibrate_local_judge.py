@@ -12,14 +12,14 @@ Weak data: a fixed sample of ``shared/data/aux`` (WiCE claims against their cite
 faithful / unfaithful answers) joins the fitted part of the support and hallucination models at a weight
 chosen by that cross-validation (0 when it does not help); it never enters a held-out figure.
 
-The NLI pass (``rageval_lc/judges/nli``, trained by ``training/train_nli.py``) adds its features to the
+The NLI pass (``rageval_lc/judges/offline/nli``, trained by ``training/train_nli.py``) adds its features to the
 support model. The contradiction detector is not fitted here: a sentence it calls contradicted counts as
 unsupported whatever the support model says, with the shipped ``contradiction_threshold`` (set for precision
 on our own development set by ``benchmarks/contradiction_dev.py``, never on RAGBench) and slot checks.
 Completeness gets a model of its own, which picks the utilized keys so that their overlap with the relevant
 ones matches it.
 
-``--write`` stores the parameters and the held-out figures in ``rageval_lc/judges/local_params.json``.
+``--write`` stores the parameters and the held-out figures in ``rageval_lc/judges/offline/params.json``.
 Needs scikit-learn (the ``test`` extra). Features are cached under ``.cache/`` (about 15 minutes to
 compute on 2 CPU cores the first time, plus a few minutes for the NLI pass).
 """
@@ -43,15 +43,15 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GroupKFold
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_record
-from rageval_lc.judges.local import (
+from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
+from rageval_lc.judges.offline.judge import (
     LocalJudge,
     closest_documents,
     contradiction_strength,
     labels_from_features,
     nli_adjusted,
 )
-from rageval_lc.judges.local_features import DOCUMENT_FEATURES, sample_features
-from rageval_lc.judges.local_model import (
+from rageval_lc.judges.offline.model import (
     Linear,
     LocalParams,
     Logistic,
@@ -60,8 +60,8 @@ from rageval_lc.judges.local_model import (
     expand,
     share_row_features,
 )
-from rageval_lc.judges.local_nli import nli_inputs
-from rageval_lc.judges.nli import NliModel, shipped_adapter_path
+from rageval_lc.judges.offline.nli import NliModel, shipped_adapter_path
+from rageval_lc.judges.offline.nli_pass import nli_inputs
 from rageval_lc.metrics.agreement import AgreementRecord, auroc, judge_agreement
 from rageval_lc.metrics.trace import trace_scores
 from rageval_lc.reports.summary import format_table
@@ -207,7 +207,7 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
     return items
 
 
-_NLI_PASS_CODE = ("local_nli.py", "local_contradiction.py", "local_slots.py")
+_NLI_PASS_CODE = ("nli_pass.py", "contradiction.py", "slots.py")
 
 
 def _weights(items: list[dict]) -> np.ndarray:
@@ -537,7 +537,7 @@ def main() -> None:
         if kept:  # set by benchmarks/contradiction_dev.py, not here
             metadata["contradiction_threshold_from"] = kept
         params = LocalParams(**{**params.__dict__, "metadata": metadata})
-        target = ROOT / "rageval_lc" / "judges" / "local_params.json"
+        target = ROOT / "rageval_lc" / "judges" / "offline" / "params.json"
         target.write_text(params.to_json() + "\n", encoding="utf-8")
         print(f"wrote {target}")
 

@@ -9,13 +9,13 @@ The development set (fixed seed) never overlaps the contradiction benchmark (``b
   evidence. ``contradictions.py --nli-pairs`` draws its FEVER pairs from the odd half only.
 
 Every pair goes through the offline judge's own path: its features (closest document sentences), the slot
-checks (:func:`~rageval_lc.judges.local_contradiction.find_conflict`) and the NLI pairs it scores. The NLI
+checks (:func:`~rageval_lc.judges.offline.contradiction.find_conflict`) and the NLI pairs it scores. The NLI
 threshold is then swept: the chosen one is the lowest whose faithful pairs are called contradicted at most
 ``--max-false`` of the time (slot checks included), so the detector is tuned for precision.
 
     python benchmarks/contradiction_dev.py [--pairs 400] [--max-false 0.03] [--write]
 
-``--write`` stores the threshold as ``contradiction_threshold`` in ``rageval_lc/judges/local_params.json``.
+``--write`` stores the threshold as ``contradiction_threshold`` in ``rageval_lc/judges/offline/params.json``.
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
 from rageval_lc import RagSample  # noqa: E402
-from rageval_lc.judges.local_contradiction import evidence_units, find_conflict, nli_conflict  # noqa: E402
-from rageval_lc.judges.local_nli import nli_inputs  # noqa: E402
+from rageval_lc.judges.offline.contradiction import evidence_units, find_conflict, nli_conflict  # noqa: E402
+from rageval_lc.judges.offline.nli_pass import nli_inputs  # noqa: E402
 
 SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", ROOT.parent / "shared"))
-PARAMS = ROOT / "rageval_lc" / "judges" / "local_params.json"
+PARAMS = ROOT / "rageval_lc" / "judges" / "offline" / "params.json"
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.94, 0.95, 0.955, 0.96, 0.962, 0.964, 0.966, 0.97, 1.01)
 SEED = 13
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SHARED / "data" / "nli")
     parser.add_argument("--pairs", type=int, default=400, help="minimal-edit pairs, and as many FEVER pairs")
     parser.add_argument("--max-false", type=float, default=0.03, help="faithful pairs called contradicted, at most")
-    parser.add_argument("--write", action="store_true", help="store the threshold in local_params.json")
+    parser.add_argument("--write", action="store_true", help="store the threshold in offline/params.json")
     parser.add_argument("--json", type=Path, help="write the sweep here")
     args = parser.parse_args(argv)
     rows = development_pairs(args.data, args.pairs)

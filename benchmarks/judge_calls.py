@@ -22,7 +22,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from rageval_lc.datasets.ragbench import ragbench_record
-from rageval_lc.judges.dspy_judge import DspyJudge
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.reports.summary import format_table
 from rageval_lc.scoring.dry_run import plan_calls
 

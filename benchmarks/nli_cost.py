@@ -28,7 +28,7 @@ import json, sys, time
 from pathlib import Path
 from rageval_lc.datasets.ragbench import ragbench_record
 from rageval_lc import evaluate
-from rageval_lc.judges.local import LocalJudge
+from rageval_lc.judges.offline.judge import LocalJudge
 
 rows, shared = int(sys.argv[1]), Path(sys.argv[2])
 files = sorted((shared / "data" / "ragbench").glob("*_validation.jsonl"))

@@ -56,8 +56,8 @@ class ForwardTimer:
 
 def run(samples: list[Any], device: str, precision: str) -> tuple[float, float, list[dict[str, float | None]]]:
     """(wall seconds, model seconds, scores per row) for one in-process run on a fresh judge."""
-    from rageval_lc.judges.local import LocalJudge
-    from rageval_lc.judges.nli import NliModel
+    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.nli import NliModel
     from rageval_lc.runs.engine import evaluate
 
     judge = LocalJudge(device=device, nli=NliModel(device=device, precision=precision))
@@ -76,7 +76,7 @@ def main() -> int:
     parser.add_argument("--device", default="auto", help="auto | cpu | cuda | mps")
     parser.add_argument("--precision-check", action="store_true", help="also run the NLI model in float32")
     args = parser.parse_args()
-    from rageval_lc.judges.devices import resolve_device
+    from rageval_lc.judges.offline.devices import resolve_device
 
     device = str(resolve_device(args.device))
     samples = ragbench_samples(args.rows)

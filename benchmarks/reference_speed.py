@@ -67,8 +67,8 @@ def reference_rows(n: int) -> list[Any]:
 
 def loaded_models() -> tuple[Any, Any]:
     """The encoder and the NLI model, loaded and run once."""
-    from rageval_lc.judges.encoder import SentenceTransformerEncoder
-    from rageval_lc.judges.nli import NliModel
+    from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
+    from rageval_lc.judges.offline.nli import NliModel
 
     encoder = SentenceTransformerEncoder(device="cpu")
     encoder.encode(["warm up"])
@@ -79,8 +79,8 @@ def loaded_models() -> tuple[Any, Any]:
 
 def fresh_judge(encoder: Any, nli: Any) -> Any:
     """An offline judge on the loaded models, every cache empty."""
-    from rageval_lc.judges.local import LocalJudge
-    from rageval_lc.judges.nli import NliModel
+    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.nli import NliModel
 
     fresh = NliModel(device="cpu", cache_size=20_000)
     fresh._loaded = nli._loaded
@@ -125,9 +125,9 @@ sys.path.insert(0, sys.argv[3])
 from reference_speed import cold_sample  # the rows' module: not timed (it imports only the dataset reader)
 start = time.perf_counter()
 from rageval_lc.runs.engine import evaluate
-from rageval_lc.judges.encoder import SentenceTransformerEncoder
-from rageval_lc.judges.local import LocalJudge
-from rageval_lc.judges.nli import NliModel
+from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
+from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.nli import NliModel
 imports = time.perf_counter() - start
 loads = {}
 def timed(name, fn):

@@ -32,7 +32,7 @@ LLM_METRICS += ["answer_classification"]
 
 
 def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> list[Any]:
-    from rageval_lc.judges.dspy_judge import DspyJudge
+    from rageval_lc.judges.llm.dspy_judge import DspyJudge
     from rageval_lc.runs.engine import evaluate
     from rageval_lc.schema import RagSample
     from tests.fakes import JudgementChatModel
@@ -62,9 +62,9 @@ def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> l
 
 def offline_figure(rows: int) -> list[Any]:
     from rageval_lc.datasets.ragbench import ragbench_record
-    from rageval_lc.judges.encoder import SentenceTransformerEncoder
-    from rageval_lc.judges.local import LocalJudge
-    from rageval_lc.judges.nli import NliModel
+    from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
+    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.nli import NliModel
     from rageval_lc.runs.engine import evaluate
 
     files = sorted((SHARED / "data" / "ragbench").glob("*_validation.jsonl"))

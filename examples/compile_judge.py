@@ -19,8 +19,8 @@ from pathlib import Path
 from dspy.utils import DummyLM
 
 from rageval_lc import evaluate_sample, load_ragbench
-from rageval_lc.judges.dspy_judge import DspyJudge
-from rageval_lc.judges.optimize import compile_judge, trace_examples
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
+from rageval_lc.judges.llm.optimize import compile_judge, trace_examples
 
 OUTPUTS = (
     "relevance_explanation",

@@ -287,7 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
-    from rageval_lc.judges.devices import DEVICE_CHOICES
+    from rageval_lc.judges.offline.devices import DEVICE_CHOICES
 
     parser.add_argument(
         "--judge",

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from rageval_lc.judges.encoder import CachedEncoder, Encoded
+from rageval_lc.judges.offline.encoder import CachedEncoder, Encoded
 
 
 def chat(**fields: object) -> str:
@@ -40,7 +40,7 @@ class JudgementChatModel(BaseChatModel):
         return self._calls
 
     def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
-        from rageval_lc.judges.signatures import SIGNATURES
+        from rageval_lc.judges.llm.signatures import SIGNATURES
 
         system = str(messages[0].content)
         for name, signature in SIGNATURES.items():
@@ -67,7 +67,7 @@ class BagOfWordsEncoder:
 
 
 def bag_of_words_embeddings() -> Any:
-    from rageval_lc.judges.embeddings import EmbeddingScorer
+    from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 
     return EmbeddingScorer(encoder=CachedEncoder(BagOfWordsEncoder()))
 

@@ -16,8 +16,8 @@ from langchain_core.retrievers import BaseRetriever
 
 from rageval_lc.cli import main
 from rageval_lc.datasets.labelled import read_labelled
-from rageval_lc.judges.local_align import shrunk_linear, shrunk_logistic
-from rageval_lc.judges.local_model import Linear, LocalParams, Logistic
+from rageval_lc.judges.offline.align import shrunk_linear, shrunk_logistic
+from rageval_lc.judges.offline.model import Linear, LocalParams, Logistic
 from rageval_lc.runs.align import align_judge, split_by_question
 
 RAGBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"

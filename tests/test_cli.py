@@ -355,7 +355,7 @@ def test_a_failed_row_without_an_id_is_named_by_its_line(tmp_path: Path, capsys)
 
 def test_quickstart_says_why_when_the_offline_judge_fails_a_row(monkeypatch, capsys) -> None:
     """A bundled row the offline judge cannot score ends the quickstart with its reason, not a KeyError."""
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     def broken(self, sample):
         raise RuntimeError("the model file is unreadable")

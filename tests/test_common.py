@@ -202,8 +202,8 @@ class Runner:
 def runner() -> Iterator[Runner]:
     """The offline judge on the packaged model, built once; its encoder gives every judge the embedding
     metrics (BERTScore needs a sentence-transformers model)."""
-    from rageval_lc.judges.embeddings import EmbeddingScorer
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.embeddings import EmbeddingScorer
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     local = LocalJudge()
     yield Runner(local=local, embeddings=EmbeddingScorer(encoder=local.encoder))

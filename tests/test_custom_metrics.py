@@ -33,7 +33,7 @@ from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metri
 from rageval_lc.adapters.sinks import MemorySink
 from rageval_lc.cli import main
 from rageval_lc.judges.base import CRITERIA_DEFINITIONS
-from rageval_lc.judges.dspy_judge import DspyJudge
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring import plan
 from rageval_lc.scoring.custom import load_metrics, temporary_metrics, unregister_metric

@@ -18,7 +18,7 @@ from rageval_lc import RagSample, evaluate, evaluate_sample
 from rageval_lc.cli import main
 from rageval_lc.datasets.inputs import read_samples
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.judges.local import LocalJudge
+from rageval_lc.judges.offline.judge import LocalJudge
 
 METRICS = "trace,faithfulness"
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from rageval_lc.judges.base import Judgement
-from rageval_lc.judges.dspy_judge import DspyJudge
 from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.judges.resilient import JudgeCache, ResilientJudge
 from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample

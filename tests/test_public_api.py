@@ -81,7 +81,7 @@ LAYOUT = {
     "rageval_lc.runs.ray_engine": ["score_on_ray", "evaluate_dataset"],
     "rageval_lc.runs.rgb": ["run_rgb"],
     "rageval_lc.runs.align": ["align_judge", "align_items", "split_by_question", "AlignReport"],
-    "rageval_lc.judges.local_align": ["fit_aligned", "shrunk_logistic", "shrunk_linear", "AlignItem"],
+    "rageval_lc.judges.offline.align": ["fit_aligned", "shrunk_logistic", "shrunk_linear", "AlignItem"],
     "rageval_lc.datasets.labelled": ["read_labelled", "LabelledSample"],
     "rageval_lc.reports.summary": ["summarize", "format_table", "reference_view"],
     "rageval_lc.reports.html": ["render_html"],

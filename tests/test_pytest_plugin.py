@@ -115,7 +115,7 @@ def test_the_default_judge_is_the_offline_one(pytester: pytest.Pytester) -> None
     # sys.modules afterwards (it restores the module table), breaking a later import of torch here.
     pytester.makepyfile(
         test_judge="""
-        from rageval_lc.judges.local import LocalJudge
+        from rageval_lc.judges.offline.judge import LocalJudge
 
         def test_it(rageval_judge):
             assert isinstance(rageval_judge, LocalJudge)

@@ -302,7 +302,7 @@ def test_windows_keep_input_order_and_each_actor_loads_the_judge_once(cluster: N
 
 
 def test_the_offline_judge_follows_the_actors_device() -> None:
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     judge = ResilientJudge(LocalJudge(device="cpu"))
     inner = judge.judge

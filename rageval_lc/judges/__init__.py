@@ -1,16 +1,22 @@
 """Judges: what turns a sample into labels and verdicts.
 
-``labels`` reads labels already in the data; :class:`LocalJudge` runs offline on the packaged
-sentence-transformers model; :class:`DspyJudge` uses any DSPy LM or LangChain chat model. The last two
-load their heavy dependencies when first used, so importing this package stays light.
+``labels`` reads labels already in the data; :class:`LocalJudge` (:mod:`rageval_lc.judges.offline`) runs
+offline on the packaged sentence-transformers model; :class:`DspyJudge` (:mod:`rageval_lc.judges.llm`) uses
+any DSPy LM or LangChain chat model. The last two load their heavy dependencies when first used, so importing
+this package stays light. The modules here are the contract every judge keeps: ``base``, ``labels``,
+``factory``, ``checks``, ``resilient`` and ``portable``. The modules that moved into the two halves still
+import under their old names (``rageval_lc.judges.local`` …) for one release (:mod:`rageval_lc.judges._moved`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rageval_lc.judges import _moved
 from rageval_lc.judges.base import JUDGEMENTS, BaseJudge, Judge, Judgement, JudgeUsage
 from rageval_lc.judges.labels import LabelsJudge
+
+_moved.install()  # the old module paths (rageval_lc.judges.local …) find their new places
 
 __all__ = [
     "JUDGEMENTS",
@@ -25,8 +31,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "DspyJudge": "rageval_lc.judges.dspy_judge",
-    "LocalJudge": "rageval_lc.judges.local",
+    "DspyJudge": "rageval_lc.judges.llm.dspy_judge",
+    "LocalJudge": "rageval_lc.judges.offline.judge",
     "make_judge": "rageval_lc.judges.factory",
 }
 

@@ -44,21 +44,21 @@ def make_judge(
         api_key_env: the environment variable holding the API key for ``dspy:`` judges.
         max_retries: extra attempts on unusable model output (``dspy:`` judges).
         device: where the offline judge runs: ``auto`` (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or
-            ``mps`` (:func:`~rageval_lc.judges.devices.resolve_device`); checked, and unused, for other judges.
+            ``mps`` (:func:`~rageval_lc.judges.offline.devices.resolve_device`); checked, and unused, for other judges.
         **kwargs: passed to the judge's constructor.
 
     Raises:
         ValueError: For an unknown name, an empty model id, a missing API-key variable, an unknown device,
             or (``local``) a device this machine does not have.
     """
-    from rageval_lc.judges.devices import check_device
+    from rageval_lc.judges.offline.devices import check_device
 
     check_device(device)
     spec = spec.strip()
     if spec == "labels":
         return LabelsJudge()
     if spec == "local":
-        from rageval_lc.judges.local import LocalJudge
+        from rageval_lc.judges.offline.judge import LocalJudge
 
         return LocalJudge(device=device, **kwargs)
     if spec.startswith("local:"):
@@ -76,7 +76,7 @@ def make_judge(
                 raise ValueError(msg)
         elif api_base:
             api_key = "not-needed"  # local OpenAI-compatible servers accept any key
-        from rageval_lc.judges.dspy_judge import DspyJudge
+        from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
         return DspyJudge(model, api_base=api_base, api_key=api_key, max_retries=max_retries, **kwargs)
     msg = f"Unknown judge {spec!r}. Use {JUDGE_CHOICES} (e.g. 'dspy:openai/gpt-4o-mini')."
@@ -86,8 +86,8 @@ def make_judge(
 def _aligned_local_judge(path: str, *, device: str, **kwargs: Any) -> Judge:
     """The offline judge on parameters written by ``rageval align`` (read now, so a worker process or a Ray
     actor gets them with the pickled judge, not a path it may not have)."""
-    from rageval_lc.judges.local import LocalJudge
-    from rageval_lc.judges.local_model import LocalParams
+    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.model import LocalParams
 
     if not path:
         msg = "A 'local:' judge needs the path of an aligned judge after the colon, e.g. 'local:my_judge.json'."
@@ -105,7 +105,7 @@ def _aligned_local_judge(path: str, *, device: str, **kwargs: Any) -> Judge:
 
 @lru_cache(maxsize=1)
 def _local_judge(device: str) -> Judge:
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     return LocalJudge(device=device)
 
@@ -122,7 +122,7 @@ def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
         TypeError: If ``judge`` has ``supports`` but misses part of the judge contract (the message names it).
         ValueError: If ``device`` is unknown, or (an offline judge built here) not on this machine.
     """
-    from rageval_lc.judges.devices import check_device, resolve_device
+    from rageval_lc.judges.offline.devices import check_device, resolve_device
 
     check_device(device)
     if judge is None or judge == "local":
@@ -133,6 +133,6 @@ def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
         return judge
     if hasattr(judge, "supports"):  # a judge of one's own that misses part of the contract
         return as_judge(judge)  # raises TypeError naming what is missing
-    from rageval_lc.judges.dspy_judge import DspyJudge
+    from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
     return DspyJudge(judge)

@@ -217,7 +217,7 @@ class ResilientJudge(BaseJudge):
         cache: a :class:`JudgeCache`, or a directory for one (None: no cache).
 
     With ``timeout_s``, a judge that can (a DSPy judge built from a model id) is given the same transport
-    timeout for its HTTP calls (:meth:`~rageval_lc.judges.dspy_judge.DspyJudge.set_transport_timeout`).
+    timeout for its HTTP calls (:meth:`~rageval_lc.judges.llm.dspy_judge.DspyJudge.set_transport_timeout`).
     """
 
     def __init__(

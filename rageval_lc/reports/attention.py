@@ -55,7 +55,7 @@ class Contradiction:
     # else the judge's explanation of the sentence
 
 
-#: How the offline judge's sentence explanation starts for a contradicted sentence (judges.local).
+#: How the offline judge's sentence explanation starts for a contradicted sentence (judges.offline.judge).
 CONTRADICTED_BY = "Contradicted by "
 
 

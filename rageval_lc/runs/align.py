@@ -2,7 +2,7 @@
 
 The labelled rows (:mod:`~rageval_lc.datasets.labelled`) are split by question (seeded; every row of one
 question on one side, so near-duplicates cannot leak): the judge is refitted on one part
-(:func:`~rageval_lc.judges.local_align.fit_aligned`, shrunk toward its current parameters) and both judges,
+(:func:`~rageval_lc.judges.offline.align.fit_aligned`, shrunk toward its current parameters) and both judges,
 before and after, are measured on the other. Each figure (hallucination AUROC, per-sentence support accuracy,
 RMSE of each labelled score) comes with its paired-bootstrap interval. A judge that is worse on held-out rows
 (:attr:`AlignReport.worse`: clearly worse on one figure, or worse overall) is not written unless ``force``.
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from rageval_lc.datasets.labelled import LabelledSample, read_labelled
-from rageval_lc.judges.local_align import MODELS, AlignItem, fit_aligned
-from rageval_lc.judges.local_model import LocalParams
+from rageval_lc.judges.offline.align import MODELS, AlignItem, fit_aligned
+from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.runs.align_report import (
     SCORES,
     AlignReport,
@@ -78,7 +78,7 @@ def align_judge(
     """Align a judge to labelled rows and measure it before and after on held-out rows.
 
     The offline judge's models are refitted (see the module docstring); an LLM judge (``dspy:<model>``, a
-    :class:`~rageval_lc.judges.dspy_judge.DspyJudge`, a ``dspy.LM`` or a LangChain chat model) has every module
+    :class:`~rageval_lc.judges.llm.dspy_judge.DspyJudge`, a ``dspy.LM`` or a LangChain chat model) has every module
     the metrics use compiled (:func:`~rageval_lc.runs.align_llm.align_llm_judge`).
 
     Args:
@@ -91,7 +91,7 @@ def align_judge(
         tolerance: see :attr:`AlignReport.worse`.
         force: write the judge even if it is worse.
         optimizer, scoring_mode, dry_run: an LLM judge's compile (see
-            :func:`~rageval_lc.judges.align_llm.compile_modules`); a dry run calls no model.
+            :func:`~rageval_lc.judges.llm.align.compile_modules`); a dry run calls no model.
         checkpoint: an LLM judge's resumable state (compiled modules, the held-out check's answers); by default
             ``OUT.partial``, removed when the run ends (see :mod:`~rageval_lc.runs.align_llm`).
         progress: progress bars on stderr (featurising rows; compiling modules and the held-out check).
@@ -100,11 +100,11 @@ def align_judge(
         ValueError: On unreadable or unlabelled rows, unknown metrics, or too few rows to hold some out.
     """
     from rageval_lc.judges.factory import make_judge, resolve_judge
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
     if not (isinstance(judge, LocalJudge) or (isinstance(judge, str) and judge.startswith("local"))):
-        from rageval_lc.judges.dspy_judge import DspyJudge
+        from rageval_lc.judges.llm.dspy_judge import DspyJudge
         from rageval_lc.runs.align_llm import align_llm_judge
 
         llm = resolve_judge(judge)
@@ -241,7 +241,7 @@ def _featurise(
 
 def predictions(item: AlignItem, params: LocalParams) -> dict[str, Any]:
     """What the judge with ``params`` says of one item: P(hallucinated), the sentences it flags, TRACe scores."""
-    from rageval_lc.judges.local import labels_from_features
+    from rageval_lc.judges.offline.judge import labels_from_features
     from rageval_lc.metrics.trace import trace_scores
 
     labels, notes = labels_from_features(item.features, params)

@@ -1,5 +1,5 @@
 """``align_judge`` for an LLM judge: compile every module the metrics use on part of the labelled rows
-(:func:`~rageval_lc.judges.align_llm.compile_modules`), and score the rest before and after.
+(:func:`~rageval_lc.judges.llm.align.compile_modules`), and score the rest before and after.
 
 The held-out rows are scored with the metrics by the judge as it was, then as compiled (the model is called for
 each; a dry run calls nothing and says how many calls compiling and checking would make). The figures, the
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval_lc.datasets.labelled import LabelledSample
-from rageval_lc.judges.local_align import AlignItem
+from rageval_lc.judges.offline.align import AlignItem
 from rageval_lc.runs.align_report import SCORES, AlignReport, figure_changes, split_labelled
 
 __all__ = ["align_llm_judge"]
@@ -60,7 +60,7 @@ def align_llm_judge(
     progress: bool = False,
 ) -> AlignReport:
     """See :func:`~rageval_lc.runs.align.align_judge`."""
-    from rageval_lc.judges.align_llm import compile_modules
+    from rageval_lc.judges.llm.align import compile_modules
     from rageval_lc.runs.engine import evaluate
 
     fitted, held = split_labelled(labelled, held_out=held_out, seed=seed)

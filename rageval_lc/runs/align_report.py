@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from rageval_lc.datasets.labelled import LabelledSample
-from rageval_lc.judges.local_align import AlignItem
+from rageval_lc.judges.offline.align import AlignItem
 from rageval_lc.metrics.agreement import auroc
 from rageval_lc.reports.stats import paired_statistic_ci
 

@@ -33,7 +33,7 @@ def _score(lines: list[str], judge: object) -> tuple[list[dict], object]:
 def run_quickstart(stream: TextIO) -> int:
     """Score the bundled rows, print the tables to ``stream``; return 0 when the labels judge reproduces them."""
     from rageval_lc.judges import LabelsJudge
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     lines = files("rageval_lc.data").joinpath(QUICKSTART_FILE).read_text(encoding="utf-8").splitlines()
     released = {}

@@ -541,13 +541,13 @@ def on_actor_device(judge: Any, gpu_ids: Sequence[Any]) -> None:
     head, GPU workers). Other judges are left as they are.
 
     Example:
-        >>> from rageval_lc.judges.local import LocalJudge
+        >>> from rageval_lc.judges.offline.judge import LocalJudge
         >>> judge = LocalJudge(device="cpu")
         >>> on_actor_device(judge, gpu_ids=[0])
         >>> judge.device, judge.nli.device, judge.encoder.encoder.device
         ('cuda', 'cuda', 'cuda')
     """
-    local = sys.modules.get("rageval_lc.judges.local")  # imported when a LocalJudge was unpickled
+    local = sys.modules.get("rageval_lc.judges.offline.judge")  # imported when a LocalJudge was unpickled
     inner = getattr(judge, "judge", judge)
     if local is None or not isinstance(inner, local.LocalJudge):
         return

@@ -77,7 +77,7 @@ def as_rgb_system(system: Any) -> System:
     except ImportError:  # pragma: no cover - a dependency
         pass
     if hasattr(system, "invoke") and hasattr(system, "batch"):
-        from rageval_lc.judges.langchain_lm import is_langchain_chat_model
+        from rageval_lc.judges.llm.langchain_lm import is_langchain_chat_model
 
         if is_langchain_chat_model(system):
             from langchain_core.messages import HumanMessage, SystemMessage

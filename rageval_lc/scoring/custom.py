@@ -7,7 +7,7 @@ metric, the callback handler and the dry run.
 
 - :func:`criteria_metric`: the judge reads the fields the metric ``uses`` and answers with one rubric
   level and a reason, in one call of its own (a DSPy Signature built from the criteria, run by a
-  :class:`~rageval_lc.judges.modules.CriteriaJudge` module: compiled, saved and loaded as the built-in
+  :class:`~rageval_lc.judges.llm.modules.CriteriaJudge` module: compiled, saved and loaded as the built-in
   judges' modules). The score is the level rescaled to [0, 1]: ``(level - lowest) / (highest - lowest)``.
   A judge that cannot judge criteria (the offline ``local`` judge, ``labels``) leaves it ``undetermined``
   with a reason saying it needs an LLM judge.

@@ -54,7 +54,7 @@ from rageval_lc.scoring.plan import (
 from rageval_lc.text import parse_key
 
 if TYPE_CHECKING:
-    from rageval_lc.judges.embeddings import EmbeddingScorer
+    from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 
 __all__ = [
     "CONTEXT_JUDGEMENTS",
@@ -89,7 +89,7 @@ class ScoringOptions:
         relevance_normalizer: capstone's relevance denominator.
         scoring_mode: how judgements are shared (see the module docstring).
         questions: how many questions answer relevance generates (the reference's n=3).
-        embeddings: the :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for semantic similarity,
+        embeddings: the :class:`~rageval_lc.judges.offline.embeddings.EmbeddingScorer` for semantic similarity,
             BERTScore and answer relevance; None: the local judge's model, else the packaged model.
         ragas_weights: the composite's weights.
         no_contexts_reason: why a metric that needs contexts is undetermined on a sample without any.
@@ -124,8 +124,8 @@ def planned_judgements(metrics: Sequence[Any], scoring_mode: str, judge: Judge) 
 
 @lru_cache(maxsize=1)
 def default_embeddings() -> Any:
-    """The packaged model's :class:`~rageval_lc.judges.embeddings.EmbeddingScorer`, loaded once per process."""
-    from rageval_lc.judges.embeddings import EmbeddingScorer
+    """The packaged model's :class:`~rageval_lc.judges.offline.embeddings.EmbeddingScorer`, loaded once per process."""
+    from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 
     return EmbeddingScorer()
 
@@ -170,11 +170,11 @@ class SampleJudgements:
         """The embedding scorer: the options', the local judge's model, or the packaged model."""
         if self.options.embeddings is not None:
             return self.options.embeddings
-        from rageval_lc.judges.encoder import CachedEncoder  # numpy only; loads no model
+        from rageval_lc.judges.offline.encoder import CachedEncoder  # numpy only; loads no model
 
         encoder = self.judge.encoder
         if isinstance(encoder, CachedEncoder):
-            from rageval_lc.judges.embeddings import EmbeddingScorer
+            from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 
             return EmbeddingScorer(encoder=encoder)
         return default_embeddings()

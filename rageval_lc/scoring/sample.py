@@ -100,7 +100,7 @@ def evaluate_sample(
         relevance_normalizer: capstone's relevance denominator.
         scoring_mode: ``"shared"`` (at most 3 judge calls for the whole suite), ``"fused"`` (1 call) or
             ``"separate"`` (one judgement per metric); see :mod:`rageval_lc.scoring.plan`.
-        embeddings: an :class:`~rageval_lc.judges.embeddings.EmbeddingScorer` for the embedding metrics;
+        embeddings: an :class:`~rageval_lc.judges.offline.embeddings.EmbeddingScorer` for the embedding metrics;
             None: the local judge's model, else the packaged all-MiniLM-L6-v2.
         no_contexts_reason: the reason given to the context metrics' scores on a sample without
             contexts (integrations that look for retriever runs say that none was found in the run).

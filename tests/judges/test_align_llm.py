@@ -11,8 +11,8 @@ import pytest
 from dspy.utils import DummyLM
 
 from rageval_lc.datasets.labelled import read_labelled
-from rageval_lc.judges.align_llm import compile_modules, module_examples
-from rageval_lc.judges.dspy_judge import DspyJudge
+from rageval_lc.judges.llm.align import compile_modules, module_examples
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
 RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
 METRICS = "trace,faithfulness,context_precision"

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from rageval_lc.judges.base import JUDGEMENTS
-from rageval_lc.judges.encoder import Encoded
-from rageval_lc.judges.local import LocalJudge
-from rageval_lc.judges.local_features import DOCUMENT_FEATURES, SUPPORT_FEATURES
-from rageval_lc.judges.local_model import LocalParams
-from rageval_lc.judges.local_nli import NLI_FEATURES
+from rageval_lc.judges.offline.encoder import Encoded
+from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, SUPPORT_FEATURES
+from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.model import LocalParams
+from rageval_lc.judges.offline.nli_pass import NLI_FEATURES
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
 

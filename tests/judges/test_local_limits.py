@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from rageval_lc.cli import main
-from rageval_lc.judges.encoder import CachedEncoder, Encoded, SentenceTransformerEncoder
-from rageval_lc.judges.local import LocalJudge
+from rageval_lc.judges.offline.encoder import CachedEncoder, Encoded, SentenceTransformerEncoder
+from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
 from tests.judges.test_local_judge import HashEncoder
@@ -168,7 +168,7 @@ def test_encoder_streams_long_lists_in_slices() -> None:
 
 HEAP_SCRIPT = """
 import numpy as np
-from rageval_lc.judges.encoder import SentenceTransformerEncoder
+from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
 
 SentenceTransformerEncoder(object()).model  # what the offline judge does when it loads its model
 

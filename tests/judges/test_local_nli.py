@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rageval_lc.judges.local_nli import NLI_FEATURES, nli_pairs, nli_table
+from rageval_lc.judges.offline.nli_pass import NLI_FEATURES, nli_pairs, nli_table
 from rageval_lc.text import KeyedSentences
 
 SENTENCES = KeyedSentences.from_texts(

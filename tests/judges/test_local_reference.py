@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_lc.judges.local_reference import key_term_overlap
+from rageval_lc.judges.offline.reference import key_term_overlap
 
 
 def test_key_terms_beyond_the_question() -> None:
@@ -23,7 +23,7 @@ def test_key_terms_beyond_the_question() -> None:
 
 @pytest.fixture(scope="module")
 def local_judge():
-    from rageval_lc.judges.local import LocalJudge
+    from rageval_lc.judges.offline.judge import LocalJudge
 
     return LocalJudge()
 

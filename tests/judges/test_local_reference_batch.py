@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_lc.judges.local import LocalJudge
+from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 

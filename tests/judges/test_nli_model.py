@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from rageval_lc.judges.nli import LABELS, NliModel, shipped_adapter_path
+from rageval_lc.judges.offline.nli import LABELS, NliModel, shipped_adapter_path
 
 # Recorded from the shipped adapter (trained 2026-11-26 on an H200, training/runs/2026-11-26-h200) loaded here on a
 # CPU in float32 after merging; rows in LABELS order.

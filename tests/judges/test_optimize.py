@@ -5,7 +5,7 @@ from __future__ import annotations
 import dspy
 import pytest
 
-from rageval_lc.judges.optimize import agreement_score, trace_agreement_metric, trace_examples
+from rageval_lc.judges.llm.optimize import agreement_score, trace_agreement_metric, trace_examples
 from rageval_lc.schema import RagSample
 from tests.metrics.test_trace import GUIDE_DOCS, GUIDE_LABELS, GUIDE_RESPONSE
 

@@ -10,8 +10,8 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
-from rageval_lc.judges.dspy_judge import DspyJudge
-from rageval_lc.judges.optimize import compile_judge, trace_agreement_metric, trace_examples
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
+from rageval_lc.judges.llm.optimize import compile_judge, trace_agreement_metric, trace_examples
 from rageval_lc.metrics.trace import trace_scores
 from rageval_lc.schema import RagSample
 

@@ -7,9 +7,9 @@ import warnings
 import pytest
 from transformers.utils import logging as hf_logging
 
-from rageval_lc.judges.encoder import SentenceTransformerEncoder
-from rageval_lc.judges.nli import build_base
-from rageval_lc.judges.quiet import quiet_model_loading
+from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
+from rageval_lc.judges.offline.nli import build_base
+from rageval_lc.judges.offline.quiet import quiet_model_loading
 
 
 def test_the_encoder_model_loads_silently(capfd: pytest.CaptureFixture[str]) -> None:
@@ -47,7 +47,7 @@ def test_transformers_verbosity_info_keeps_the_output(
 
 
 def test_the_nli_model_loads_silently(capfd: pytest.CaptureFixture[str]) -> None:
-    from rageval_lc.judges.nli import NliModel
+    from rageval_lc.judges.offline.nli import NliModel
 
     hf_logging.enable_progress_bar()
     with warnings.catch_warnings(record=True) as caught:

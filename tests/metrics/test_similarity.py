@@ -36,7 +36,7 @@ def test_bert_score_by_hand() -> None:
 
 @pytest.fixture(scope="module")
 def scorer():
-    from rageval_lc.judges.embeddings import EmbeddingScorer
+    from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 
     return EmbeddingScorer()
 
@@ -61,7 +61,7 @@ def _pairs(ragbench_files: list[Path], count: int) -> list[tuple[str, str]]:
 
 def test_bert_score_agrees_with_the_bert_score_package(scorer, ragbench_files: list[Path]) -> None:
     bert_score_package = pytest.importorskip("bert_score", reason="bert-score is not installed (a test extra)")
-    from rageval_lc.judges.encoder import default_model_path
+    from rageval_lc.judges.offline.encoder import default_model_path
 
     pairs = _pairs(ragbench_files, 240)
     assert len(pairs) >= 200

@@ -36,8 +36,8 @@ from rageval_lc.judges.base import (
     StatementVerdict,
 )
 from rageval_lc.judges.checks import claim_verdicts_problem, context_verdicts_problem, trace_problem
-from rageval_lc.judges.langchain_lm import is_langchain_chat_model, langchain_lm
-from rageval_lc.judges.modules import JUDGE_MODULES, CriteriaJudge, run_judgement
+from rageval_lc.judges.llm.langchain_lm import is_langchain_chat_model, langchain_lm
+from rageval_lc.judges.llm.modules import JUDGE_MODULES, CriteriaJudge, run_judgement
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
 

@@ -22,9 +22,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from rageval_lc.judges.encoder import Encoded
-from rageval_lc.judges.local_limits import NO_READABLE_WORD, UnreadableInput
-from rageval_lc.judges.local_nli import SentenceNli, nli_table
+from rageval_lc.judges.offline.encoder import Encoded
+from rageval_lc.judges.offline.limits import NO_READABLE_WORD, UnreadableInput
+from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_table
 from rageval_lc.text import KeyedSentences
 
 __all__ = [
@@ -179,7 +179,7 @@ class SampleFeatures:
     def with_nli(
         self, sentences: KeyedSentences, predict: object, *, threshold: float, slots: bool = True
     ) -> SampleFeatures:
-        """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.local_nli.nli_table`
+        """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.offline.nli_pass.nli_table`
         (``threshold``, ``slots``: the contradiction detector's settings)."""
         table, verdicts = nli_table(sentences, self.best_matches, predict, threshold=threshold, slots=slots)
         return replace(self, nli=table, nli_verdicts=verdicts)

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from rageval_lc.errors import MissingDependencyError
-from rageval_lc.judges.heap import fix_mmap_threshold, release_free_memory
+from rageval_lc.judges.offline.heap import fix_mmap_threshold, release_free_memory
 from rageval_lc.judges.portable import Portable
 
 __all__ = [
@@ -101,14 +101,14 @@ class SentenceTransformerEncoder(Portable):
     Args:
         model: a model name or path, a loaded ``SentenceTransformer``, or None for the packaged model.
         device: ``auto`` (the default: CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``
-            (:func:`~rageval_lc.judges.devices.resolve_device`).
+            (:func:`~rageval_lc.judges.offline.devices.resolve_device`).
         batch_size: texts per forward pass.
     """
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_model": lambda: None}  # loads again where unpickled
 
     def __init__(self, model: Any = None, *, device: str = "auto", batch_size: int = 64) -> None:
-        from rageval_lc.judges.devices import resolve_device
+        from rageval_lc.judges.offline.devices import resolve_device
 
         self._model_spec = model
         self.device = resolve_device(device)
@@ -128,7 +128,7 @@ class SentenceTransformerEncoder(Portable):
                 except ImportError as exc:  # pragma: no cover - a declared dependency
                     msg = "sentence-transformers is required for the local judge: `pip install sentence-transformers`."
                     raise MissingDependencyError(msg) from exc
-                from rageval_lc.judges.quiet import quiet_model_loading
+                from rageval_lc.judges.offline.quiet import quiet_model_loading
 
                 path = self._model_spec if self._model_spec is not None else default_model_path()
                 with quiet_model_loading():

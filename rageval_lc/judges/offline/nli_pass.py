@@ -2,9 +2,9 @@
 
 Each response sentence is paired with its two closest document sentences (by embedding similarity) and
 with a window of three sentences around the closest one (for claims spread over two sentences). The NLI
-model (:mod:`~rageval_lc.judges.nli`) scores every pair; per sentence this yields the features of
+model (:mod:`~rageval_lc.judges.offline.nli`) scores every pair; per sentence this yields the features of
 :data:`NLI_FEATURES` (fed to the calibrated support model) and a :class:`SentenceNli` verdict:
-``contradicted`` when the contradiction detector (:mod:`~rageval_lc.judges.local_contradiction`: slot checks
+``contradicted`` when the contradiction detector (:mod:`~rageval_lc.judges.offline.contradiction`: slot checks
 and the NLI model's contradiction probability on aligned text) finds a conflict, else ``supported`` (some pair
 is entailed) or ``not_found``. A contradiction names the document sentence and what conflicts.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rageval_lc.judges.local_contradiction import (
+from rageval_lc.judges.offline.contradiction import (
     Conflict,
     alignment,
     evidence_units,
@@ -74,7 +74,7 @@ class SentenceNli:
             ``role_swap``, ``comparison`` or ``nli``), else "".
         strength: for a contradiction, how sure the detector is, else 0.
         stated_by: the keys of a document sentence that holds every number, date and name of the sentence
-            (:func:`~rageval_lc.judges.local_contradiction.stating_sentence`), else ().
+            (:func:`~rageval_lc.judges.offline.contradiction.stating_sentence`), else ().
     """
 
     verdict: str

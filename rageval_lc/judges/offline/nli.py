@@ -35,7 +35,7 @@ LORA_TARGETS = ["query", "key", "value", "output.dense", "intermediate.dense"]
 
 def shipped_adapter_path() -> Path:
     """The folder of the adapter shipped with the package."""
-    return Path(str(files("rageval_lc.judges").joinpath("nli")))
+    return Path(str(files("rageval_lc.judges.offline").joinpath("nli")))
 
 
 def build_base(model_path: str | Path | None = None) -> tuple[Any, Any]:
@@ -44,7 +44,7 @@ def build_base(model_path: str | Path | None = None) -> tuple[Any, Any]:
     Raises:
         MissingDependencyError: If transformers (or the packaged model) is missing.
     """
-    from rageval_lc.judges.encoder import default_model_path
+    from rageval_lc.judges.offline.encoder import default_model_path
 
     try:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -71,7 +71,7 @@ class NliModel(Portable):
     Args:
         adapter: the adapter folder (None: the shipped one).
         device: ``auto`` (the default: CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``
-            (:func:`~rageval_lc.judges.devices.resolve_device`).
+            (:func:`~rageval_lc.judges.offline.devices.resolve_device`).
         batch_size: pairs per forward pass.
         cache_size: pairs remembered.
         precision: ``"auto"`` (bfloat16 autocast on a CPU with native bfloat16 support, float16 on CUDA,
@@ -95,7 +95,7 @@ class NliModel(Portable):
             raise ValueError(msg)
         self.precision = precision
         self.adapter = Path(adapter) if adapter is not None else shipped_adapter_path()
-        from rageval_lc.judges.devices import resolve_device
+        from rageval_lc.judges.offline.devices import resolve_device
 
         self.device = resolve_device(device)
         self.batch_size = batch_size
@@ -113,7 +113,7 @@ class NliModel(Portable):
             if not (self.adapter / "adapter_config.json").exists():
                 msg = f"No NLI adapter at {self.adapter} (adapter_config.json missing)."
                 raise FileNotFoundError(msg)
-            from rageval_lc.judges.quiet import quiet_model_loading
+            from rageval_lc.judges.offline.quiet import quiet_model_loading
 
             with quiet_model_loading():
                 tokenizer, base = build_base()

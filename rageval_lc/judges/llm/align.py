@@ -1,6 +1,6 @@
 """Compile every judgement module a set of metrics uses, from labelled rows (``align_judge`` for LLM judges).
 
-:func:`~rageval_lc.judges.optimize.compile_judge` compiles the TRACe labelling module alone. Here each module the
+:func:`~rageval_lc.judges.llm.optimize.compile_judge` compiles the TRACe labelling module alone. Here each module the
 metrics' plan calls (:func:`~rageval_lc.scoring.plan.metric_judgements`) gets training examples from the labels
 that map onto it, its inputs rendered as the judge renders them:
 
@@ -39,9 +39,9 @@ import dspy
 
 from rageval_lc.datasets.labelled import LabelledSample, read_labelled
 from rageval_lc.files import write_atomic
-from rageval_lc.judges.dspy_judge import DspyJudge, lm_identity, render_numbered
-from rageval_lc.judges.optimize import trace_agreement_metric, trace_examples
-from rageval_lc.judges.signatures import ClaimVerdictItem, ContextVerdictItem
+from rageval_lc.judges.llm.dspy_judge import DspyJudge, lm_identity, render_numbered
+from rageval_lc.judges.llm.optimize import trace_agreement_metric, trace_examples
+from rageval_lc.judges.llm.signatures import ClaimVerdictItem, ContextVerdictItem
 
 __all__ = ["CompileReport", "compile_modules", "module_examples", "modules_for"]
 

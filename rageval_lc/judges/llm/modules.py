@@ -28,9 +28,9 @@ import dspy
 from dspy.utils.callback import BaseCallback
 from dspy.utils.exceptions import AdapterParseError
 
-from rageval_lc.judges import signatures
 from rageval_lc.judges.base import Judgement, JudgeUsage
 from rageval_lc.judges.checks import cap_raw
+from rageval_lc.judges.llm import signatures
 
 __all__ = [
     "JUDGE_MODULES",

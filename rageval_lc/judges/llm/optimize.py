@@ -1,6 +1,6 @@
 """Compile (optimize) a judge against labelled rows, with agreement as the metric.
 
-The TRACe labelling module of a :class:`~rageval_lc.judges.dspy_judge.DspyJudge` is compiled like any
+The TRACe labelling module of a :class:`~rageval_lc.judges.llm.dspy_judge.DspyJudge` is compiled like any
 DSPy program: the training set is labelled samples (RAGBench rows carry labels), the metric is how
 closely the judge's TRACe scores agree with the labels' scores. BootstrapFewShot is the default; any
 DSPy optimizer (LabeledFewShot, BootstrapFewShotWithRandomSearch, KNNFewShot, COPRO, SIMBA, GEPA,
@@ -22,7 +22,7 @@ from typing import Any
 
 import dspy
 
-from rageval_lc.judges.dspy_judge import DspyJudge, labels_from_prediction
+from rageval_lc.judges.llm.dspy_judge import DspyJudge, labels_from_prediction
 from rageval_lc.metrics.trace import TRACE_METRICS, trace_scores
 from rageval_lc.schema import RagSample
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rageval_lc.judges.local_features import STOPWORDS
+from rageval_lc.judges.offline.features import STOPWORDS
 
 __all__ = ["KeyTermOverlap", "key_term_overlap", "key_terms"]
 

@@ -1,6 +1,6 @@
 """The offline judge's learned parameters: small linear models, stored as JSON, evaluated with numpy.
 
-``local_params.json`` (shipped in the package) is written by ``benchmarks/calibrate_local_judge.py``,
+``params.json`` (shipped beside this module) is written by ``benchmarks/calibrate_local_judge.py``,
 which fits these models on part of the RAGBench rows and records its held-out figures in ``metadata``.
 
 Example:
@@ -30,7 +30,7 @@ __all__ = [
     "share_row_features",
 ]
 
-PARAMS_FILE = "local_params.json"
+PARAMS_FILE = "params.json"
 _EXPANDED = 8  # the first features also enter squared, and the first two multiplied
 
 
@@ -81,7 +81,7 @@ class Linear(_Standardised):
 
 def share_row_features(probabilities: np.ndarray, documents: np.ndarray, response_sentences: int) -> np.ndarray:
     """Sample-level features for the relevance / utilization share, from the sentence probabilities."""
-    from rageval_lc.judges.local_features import DOCUMENT_FEATURES
+    from rageval_lc.judges.offline.features import DOCUMENT_FEATURES
 
     p = np.asarray(probabilities, dtype=float)
     if p.size == 0:
@@ -207,7 +207,7 @@ class LocalParams:
     def load(cls, path: str | Path | None = None) -> LocalParams:
         """Load from a file, or the parameters shipped with the package."""
         if path is None:
-            text = files("rageval_lc.judges").joinpath(PARAMS_FILE).read_text(encoding="utf-8")
+            text = files("rageval_lc.judges.offline").joinpath(PARAMS_FILE).read_text(encoding="utf-8")
         else:
             text = Path(path).read_text(encoding="utf-8")
         return cls.from_dict(json.loads(text))

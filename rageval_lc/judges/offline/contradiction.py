@@ -5,7 +5,7 @@ additions). Two kinds of evidence, each speaking only where the rest of the sent
 document text (most of its other content words are there), so that an unrelated passage never changes a
 verdict:
 
-* **slot checks** (:mod:`~rageval_lc.judges.local_slots`): a number with its unit, a date, a name, a negation,
+* **slot checks** (:mod:`~rageval_lc.judges.offline.slots`): a number with its unit, a date, a name, a negation,
   who did what to whom, or a comparison that differs between the sentence and an aligned document sentence,
   window of sentences or passage — while no aligned document sentence states it as it is;
 * **the NLI model's** contradiction probability against the aligned pairs it scored (single document sentences,
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from rageval_lc.judges.local_slots import (
+from rageval_lc.judges.offline.slots import (
     ANTONYMS,
     MONTHS,
     NEGATIONS,
@@ -659,7 +659,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
 
     A restatement in other words ("Everest rises 8,849 m above sea level" for "Mount Everest is 8,849 metres
     tall") shares few words with its source but all of its facts; the judge counts it as support when the two
-    sentences are also close in meaning (see :func:`~rageval_lc.judges.local.nli_adjusted`).
+    sentences are also close in meaning (see :func:`~rageval_lc.judges.offline.judge.nli_adjusted`).
 
     Example:
         >>> units = evidence_units([[("0a", "Mount Everest is 8,849 metres tall.")]])

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rageval_lc.judges.encoder import CachedEncoder, SentenceTransformerEncoder
+from rageval_lc.judges.offline.encoder import CachedEncoder, SentenceTransformerEncoder
 from rageval_lc.metrics.similarity import bert_score, cosine, semantic_similarity
 
 __all__ = ["EmbeddingScorer"]
@@ -27,7 +27,7 @@ class EmbeddingScorer:
 
     Args:
         model: a model name, path or loaded ``SentenceTransformer``; None for the packaged model.
-        encoder: a :class:`~rageval_lc.judges.encoder.CachedEncoder` to share (the local judge's, say).
+        encoder: a :class:`~rageval_lc.judges.offline.encoder.CachedEncoder` to share (the local judge's, say).
         device: where a model built here runs (``auto``, ``cpu``, ``cuda`` or ``mps``).
     """
 

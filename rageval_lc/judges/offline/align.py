@@ -1,6 +1,6 @@
 """Fit the offline judge to a user's labelled rows, shrunk toward the shipped parameters (pure numpy).
 
-Each of the judge's small models (:mod:`~rageval_lc.judges.local_model`) is refitted by penalised maximum
+Each of the judge's small models (:mod:`~rageval_lc.judges.offline.model`) is refitted by penalised maximum
 likelihood with its shipped coefficients as the centre of the penalty: ``strength`` is how many rows' worth of
 belief the shipped model carries. Keeping the shipped standardiser, the refit only moves weights the new rows
 give evidence for; with ``strength = inf`` nothing moves. :func:`fit_aligned` picks each model's strength by
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.judges.local_model import (
+from rageval_lc.judges.offline.model import (
     Linear,
     LocalParams,
     Logistic,
@@ -178,7 +178,7 @@ def _choose(
 
 def _completeness_row(item: AlignItem, params: LocalParams) -> np.ndarray:
     """The completeness model's inputs for one sample, from the key sets ``params`` choose (as the judge does)."""
-    from rageval_lc.judges.local import _top_keys
+    from rageval_lc.judges.offline.judge import _top_keys
 
     f = item.features
     m = len(f.response_keys)
@@ -210,7 +210,7 @@ def fit_aligned(
 
     Returns the parameters and the chosen strength per refitted model (inf: kept).
     """
-    from rageval_lc.judges.local import closest_documents, nli_adjusted
+    from rageval_lc.judges.offline.judge import closest_documents, nli_adjusted
 
     groups = [it.group for it in items]
     chosen: dict[str, float] = {}

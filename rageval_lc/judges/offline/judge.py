@@ -1,8 +1,8 @@
 """The offline judge: every judgement from the packaged sentence-transformers model, no LLM, no network.
 
 It encodes each sentence once (sentence and token vectors), computes embedding, lexical and numeric
-features (:mod:`~rageval_lc.judges.local_features`), and applies small linear models fitted on part of
-RAGBench (:mod:`~rageval_lc.judges.local_model`). It returns the same verdict objects as the LLM judges:
+features (:mod:`~rageval_lc.judges.offline.features`), and applies small linear models fitted on part of
+RAGBench (:mod:`~rageval_lc.judges.offline.model`). It returns the same verdict objects as the LLM judges:
 TRACe labels with per-sentence explanations, claim and statement verdicts, context verdicts, GEval
 criteria and a CORRECT/WRONG label; plus a calibrated ``adherence_probability`` for ranking.
 
@@ -40,20 +40,20 @@ from rageval_lc.judges.base import (
     RubricScore,
     StatementVerdict,
 )
-from rageval_lc.judges.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
-from rageval_lc.judges.heap import release_free_memory
-from rageval_lc.judges.local_contradiction import keys_label
-from rageval_lc.judges.local_features import SampleFeatures, sample_features
-from rageval_lc.judges.local_limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
-from rageval_lc.judges.local_model import (
+from rageval_lc.judges.offline.contradiction import keys_label
+from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
+from rageval_lc.judges.offline.features import SampleFeatures, sample_features
+from rageval_lc.judges.offline.heap import release_free_memory
+from rageval_lc.judges.offline.limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
+from rageval_lc.judges.offline.model import (
     LocalParams,
     adherence_row_features,
     completeness_row_features,
     share_row_features,
 )
-from rageval_lc.judges.local_nli import SentenceNli, nli_inputs
-from rageval_lc.judges.local_reference import key_term_overlap
-from rageval_lc.judges.nli import NliModel
+from rageval_lc.judges.offline.nli import NliModel
+from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_inputs
+from rageval_lc.judges.offline.reference import key_term_overlap
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
@@ -146,7 +146,7 @@ def nli_adjusted(
     flags is unsupported with at least the detector's strength, whatever the support model says.
 
     Example:
-        >>> from rageval_lc.judges.local_nli import SentenceNli
+        >>> from rageval_lc.judges.offline.nli_pass import SentenceNli
         >>> from dataclasses import replace
         >>> params = replace(LocalParams.load(), entailment_threshold=0.9)
         >>> v = [SentenceNli("contradicted", 0.01, 0.2, (), ("0a",), "says 1991; 0a says 1989", "date", 0.95),
@@ -182,7 +182,7 @@ def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]
 
 def contradiction_strength(verdict: SentenceNli) -> float | None:
     """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
-    (:mod:`~rageval_lc.judges.local_contradiction`) did not flag it."""
+    (:mod:`~rageval_lc.judges.offline.contradiction`) did not flag it."""
     return verdict.strength if verdict.verdict == "contradicted" else None
 
 
@@ -341,18 +341,18 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     return text + "."
 
 
-@guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (local_limits)
+@guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (limits.py)
 class LocalJudge(Portable, BaseJudge):
     """Offline judge on a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
 
     Args:
         model: a model name, path or loaded ``SentenceTransformer``; None for the packaged model.
-        encoder: an :class:`~rageval_lc.judges.encoder.Encoder` to use instead (tests inject fakes).
+        encoder: an :class:`~rageval_lc.judges.offline.encoder.Encoder` to use instead (tests inject fakes).
         params: fitted parameters (a :class:`LocalParams` or a path); None for the shipped ones.
-        nli: the NLI model (an :class:`~rageval_lc.judges.nli.NliModel` or an adapter folder); None for the
+        nli: the NLI model (an :class:`~rageval_lc.judges.offline.nli.NliModel` or an adapter folder); None for the
             shipped one.
         device: ``auto`` (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` (``cuda:N``) or ``mps``: see
-            :func:`~rageval_lc.judges.devices.resolve_device`. The encoder and the NLI model run on it; the
+            :func:`~rageval_lc.judges.offline.devices.resolve_device`. The encoder and the NLI model run on it; the
             chosen device is :attr:`device`.
 
     Raises:
@@ -377,7 +377,7 @@ class LocalJudge(Portable, BaseJudge):
         nli: NliModel | str | Path | None = None,
         device: str = "auto",
     ) -> None:
-        from rageval_lc.judges.devices import resolve_device
+        from rageval_lc.judges.offline.devices import resolve_device
 
         self.device = resolve_device(device)
         device = self.device
@@ -504,7 +504,7 @@ class LocalJudge(Portable, BaseJudge):
         passes, :data:`_PREPARE_GROUP` samples at a time. Texts sorted by length pad little, so this is far faster
         than sample by sample; the per-sample calls then read the caches. Nothing is done, and no model loaded,
         for work no judgement asks for (``semantic_similarity`` alone loads no NLI model, ``context_recall`` alone
-        makes no TRACe table). Samples the judge will not read (:mod:`~rageval_lc.judges.local_limits`) are left to
+        makes no TRACe table). Samples the judge will not read (:mod:`~rageval_lc.judges.offline.limits`) are left to
         their judgements, which say why.
         """
         samples = [sample for sample in samples if too_long(self, sample) is None]

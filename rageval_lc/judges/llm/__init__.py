@@ -1,0 +1,6 @@
+"""The LLM judge: :class:`~rageval_lc.judges.llm.dspy_judge.DspyJudge` on any DSPy LM or LangChain chat model.
+
+``dspy_judge`` (the judge), ``signatures`` and ``modules`` (one DSPy module per judgement), ``langchain_lm``
+(a LangChain chat model as a DSPy LM), ``optimize`` (compiling the TRACe module) and ``align`` (compiling
+every module on a user's labelled rows). Importing this package imports none of them.
+"""

@@ -1,0 +1,9 @@
+"""The offline judge: :class:`~rageval_lc.judges.offline.judge.LocalJudge` and what it runs on.
+
+``judge`` (the judge), ``features``, ``nli_pass`` (the NLI pass over aligned sentence pairs), ``contradiction``
+and ``slots`` (the contradiction detector), ``reference``, ``limits``, ``model`` and ``params.json`` (the
+fitted linear models), ``align`` (refitting them to a user's rows); the models: ``encoder`` (the packaged
+sentence-transformers model), ``nli`` (the NLI cross-encoder, its adapter in ``nli/``), ``embeddings``
+(the embedding metrics' scorer); and their machinery: ``devices``, ``heap``, ``quiet``.
+Importing this package imports none of them.
+"""
