@@ -14,10 +14,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
+from rageval_lc._lazy import lazy_exports
 from rageval_lc.adapters.assertions import assert_scores
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
 from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
@@ -96,15 +97,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``evaluate_dataset`` (Ray Data) and ``align_judge`` (numpy) are imported when first asked for."""
-    if name == "evaluate_dataset":
-        from rageval_lc.runs.ray_engine import evaluate_dataset
-
-        return evaluate_dataset
-    if name == "align_judge":  # numpy: imported when first asked for, as the package promises
-        from rageval_lc.runs.align import align_judge
-
-        return align_judge
-    msg = f"module 'rageval_lc' has no attribute {name!r}"
-    raise AttributeError(msg)
+#: ``evaluate_dataset`` (Ray Data) and ``align_judge`` (numpy) are imported when first asked for.
+__getattr__ = lazy_exports(
+    __name__, {"evaluate_dataset": "rageval_lc.runs.ray_engine", "align_judge": "rageval_lc.runs.align"}
+)

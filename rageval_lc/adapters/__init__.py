@@ -13,8 +13,7 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from rageval_lc._lazy import lazy_exports
 
 __all__ = [
     "CallableSink",
@@ -47,8 +46,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    msg = f"module 'rageval_lc.adapters' has no attribute {name!r}"
-    raise AttributeError(msg)
+__getattr__ = lazy_exports(__name__, _WHERE)

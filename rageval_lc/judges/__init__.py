@@ -10,8 +10,7 @@ import under their old names (``rageval_lc.judges.local`` …) for one release (
 
 from __future__ import annotations
 
-from typing import Any
-
+from rageval_lc._lazy import lazy_exports
 from rageval_lc.judges import _moved
 from rageval_lc.judges.base import JUDGEMENTS, BaseJudge, Judge, Judgement, JudgeUsage
 from rageval_lc.judges.labels import LabelsJudge
@@ -37,10 +36,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    msg = f"module 'rageval_lc.judges' has no attribute {name!r}"
-    raise AttributeError(msg)
+__getattr__ = lazy_exports(__name__, _LAZY)

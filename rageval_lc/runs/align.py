@@ -31,6 +31,7 @@ from rageval_lc.runs.align_report import (
     SCORES,
     AlignReport,
     FigureChange,
+    HeldOutCheck,
     figure_changes,
     question_key,
     split_by_question,
@@ -41,6 +42,7 @@ __all__ = [
     "METRIC_MODELS",
     "AlignReport",
     "FigureChange",
+    "HeldOutCheck",
     "align_items",
     "align_judge",
     "figure_changes",
@@ -103,6 +105,7 @@ def align_judge(
     from rageval_lc.judges.offline.judge import LocalJudge
 
     names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
+    check = HeldOutCheck(held_out=held_out, seed=seed, force=force, tolerance=tolerance, progress=progress)
     if not (isinstance(judge, LocalJudge) or (isinstance(judge, str) and judge.startswith("local"))):
         from rageval_lc.judges.llm.dspy_judge import DspyJudge
         from rageval_lc.runs.align_llm import align_llm_judge
@@ -110,21 +113,8 @@ def align_judge(
         llm = resolve_judge(judge)
         if not isinstance(llm, DspyJudge):
             raise ValueError(f"align_judge aligns the offline judge or an LLM (DSPy) judge; got {type(llm).__name__}.")
-        return align_llm_judge(
-            read_labelled(data),
-            llm,
-            names,
-            out=out,
-            held_out=held_out,
-            seed=seed,
-            force=force,
-            tolerance=tolerance,
-            optimizer=optimizer,
-            mode=scoring_mode,
-            dry_run=dry_run,
-            checkpoint=checkpoint,
-            progress=progress,
-        )
+        compile_options = {"optimizer": optimizer, "mode": scoring_mode, "dry_run": dry_run, "checkpoint": checkpoint}
+        return align_llm_judge(read_labelled(data), llm, names, out=out, check=check, **compile_options)
     unknown = [m for m in names if m not in METRIC_MODELS]
     if unknown:
         raise ValueError(f"Cannot align {unknown}: the offline judge aligns {', '.join(METRIC_MODELS)}.")
@@ -133,19 +123,19 @@ def align_judge(
     local = judge if isinstance(judge, LocalJudge) else make_judge(judge)
     if not isinstance(local, LocalJudge):
         raise ValueError(f"align_judge fits the offline judge; got {type(local).__name__}.")
-    fitted, held = split_labelled(labelled, held_out=held_out, seed=seed)
-    items, skipped = _featurise(local, labelled, progress=progress)
+    fitted, held = split_labelled(labelled, held_out=check.held_out, seed=check.seed)
+    items, skipped = _featurise(local, labelled, progress=check.progress)
     before = local.params
     after, report = align_items(
         [items[i] for i in fitted if items[i] is not None],
         [items[i] for i in held if items[i] is not None],
         before,
         models=models,
-        seed=seed,
-        tolerance=tolerance,
+        seed=check.seed,
+        tolerance=check.tolerance,
     )
     report.skipped = skipped
-    if out is not None and (force or report.usable):
+    if out is not None and (check.force or report.usable):
         path = Path(out)
         meta = {
             **before.metadata,
@@ -153,7 +143,7 @@ def align_judge(
                 "rows": len(labelled),
                 "rows_sha256": _rows_digest(labelled),
                 "metrics": names,
-                "seed": seed,
+                "seed": check.seed,
                 "report": report.to_dict(),
             },
         }

@@ -21,7 +21,7 @@ from typing import Any
 
 from rageval_lc.datasets.labelled import LabelledSample
 from rageval_lc.judges.offline.align import AlignItem
-from rageval_lc.runs.align_report import SCORES, AlignReport, figure_changes, split_labelled
+from rageval_lc.runs.align_report import SCORES, AlignReport, HeldOutCheck, figure_changes, split_labelled
 
 __all__ = ["align_llm_judge"]
 
@@ -49,21 +49,17 @@ def align_llm_judge(
     metrics: str | Sequence[str],
     *,
     out: str | Path | None,
-    held_out: float,
-    seed: int,
-    force: bool,
-    tolerance: float,
+    check: HeldOutCheck,
     optimizer: Any = "labeled",
     mode: str = "shared",
     dry_run: bool = False,
     checkpoint: str | Path | None = None,
-    progress: bool = False,
 ) -> AlignReport:
     """See :func:`~rageval_lc.runs.align.align_judge`."""
     from rageval_lc.judges.llm.align import compile_modules
     from rageval_lc.runs.engine import evaluate
 
-    fitted, held = split_labelled(labelled, held_out=held_out, seed=seed)
+    fitted, held = split_labelled(labelled, held_out=check.held_out, seed=check.seed)
     fit_rows = [labelled[i] for i in fitted]
     held_rows = [labelled[i] for i in held]
     folder = Path(checkpoint) if checkpoint is not None else None
@@ -82,39 +78,39 @@ def align_llm_judge(
             held_out_rows=len(held_rows),
             strengths={},
             figures=[],
-            tolerance=tolerance,
+            tolerance=check.tolerance,
             kind="llm",
             compiled=plan.compiled,
             resumed=plan.resumed,
             planned_calls=plan.planned_calls + checking,
         )
     samples = [x.sample for x in held_rows]
-    check = {"concurrency": 1, "scoring_mode": mode, "progress": progress}
+    scoring = {"concurrency": 1, "scoring_mode": mode, "progress": check.progress}
     if folder is not None:
-        check["cache_dir"] = folder / "calls"
-    before = _predictions(evaluate(samples, metrics, judge=judge, **check))
+        scoring["cache_dir"] = folder / "calls"
+    before = _predictions(evaluate(samples, metrics, judge=judge, **scoring))
     kept = {name: module.deepcopy() for name, module in judge.modules.items()}
     report = compile_modules(
-        judge, fit_rows, metrics, optimizer=optimizer, mode=mode, checkpoint=modules, progress=progress
+        judge, fit_rows, metrics, optimizer=optimizer, mode=mode, checkpoint=modules, progress=check.progress
     )
-    after = _predictions(evaluate(samples, metrics, judge=judge, **check))
+    after = _predictions(evaluate(samples, metrics, judge=judge, **scoring))
     items = [
         AlignItem(features=None, group="", unsupported=x.unsupported, hallucinated=x.hallucinated, scores=x.scores)
         for x in held_rows
     ]
-    figures = figure_changes(items, before, after, seed=seed)
+    figures = figure_changes(items, before, after, seed=check.seed)
     result = AlignReport(
         fitted_rows=len(fit_rows),
         held_out_rows=len(held_rows),
         strengths={},
         figures=figures,
-        tolerance=tolerance,
+        tolerance=check.tolerance,
         kind="llm",
         compiled=report.compiled,
         resumed=report.resumed,
         skipped=[f"{name}: {why}" for name, why in report.skipped.items()],
     )
-    if force or result.usable:
+    if check.force or result.usable:
         if out is not None:
             result.written = judge.save(out)
     else:

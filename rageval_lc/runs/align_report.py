@@ -42,6 +42,19 @@ SCORES = ("context_relevance", "context_utilization", "completeness")
 
 
 @dataclass(frozen=True)
+class HeldOutCheck:
+    """How an aligned judge is checked: the share of rows held out (whole questions), the seed of the split and of
+    the bootstrap, the tolerance of :attr:`AlignReport.worse`, whether a worse judge is written anyway (``force``),
+    and progress bars on stderr."""
+
+    held_out: float = 0.3
+    seed: int = 0
+    force: bool = False
+    tolerance: float = 0.01
+    progress: bool = False
+
+
+@dataclass(frozen=True)
 class FigureChange:
     """One held-out figure before and after, with the paired-bootstrap interval of the change."""
 
