@@ -20,10 +20,10 @@ import math
 from typing import TYPE_CHECKING
 
 from rageval_lc.reports.forest import ForestPoint, forest_svg
-from rageval_lc.reports.html import BASE_CSS, _cut, _e, _page
+from rageval_lc.reports.html import BASE_CSS, _cut, _e, _fmt, _page
 
 if TYPE_CHECKING:
-    from rageval_lc.runs.align import AlignReport, FigureChange
+    from rageval_lc.runs.align import AlignReport
 
 __all__ = ["render_align_html"]
 
@@ -72,15 +72,6 @@ def _verdict(report: AlignReport) -> str:
     return f"<section><p class='verdict {css}'>{_e(text)}</p>{written}{rule}</section>"
 
 
-def _gain_interval(f: FigureChange) -> tuple[float, float]:
-    """The change's interval in the good direction (above zero: better)."""
-    assert f.gain is not None
-    if f.ci_low is None or f.ci_high is None:
-        return f.gain, f.gain
-    low, high = (f.ci_low, f.ci_high) if f.higher_is_better else (-f.ci_high, -f.ci_low)
-    return low + 0.0, high + 0.0  # + 0.0: no "-0.000"
-
-
 def _figures(report: AlignReport) -> str:
     if not report.figures:
         return "<section><h2>Held-out figures</h2><p>None measured.</p></section>"
@@ -90,14 +81,14 @@ def _figures(report: AlignReport) -> str:
         arrow = "↑ higher is better" if f.higher_is_better else "↓ lower is better"
         verdict = ""
         if f.gain is not None:
-            low, high = _gain_interval(f)
+            low, high = f.gain_interval  # type: ignore[misc]
             verdict = "worse" if f.name in worse else ("better" if low > 0 else "")
             points.append(ForestPoint(f.name, f.gain + 0.0, low, high, verdict, f"n={f.rows}"))
         change = "–" if f.gain is None else f"{f.after - f.before:+.3f}"
         interval = "–" if f.ci_low is None else f"[{f.ci_low:+.3f}, {f.ci_high:+.3f}]"
         body.append(
             f"<tr><td>{_e(f.name)} <span class='muted'>{arrow}</span></td><td class='num'>{f.rows}</td>"
-            f"<td class='num'>{_num(f.before)}</td><td class='num'>{_num(f.after)}</td>"
+            f"<td class='num'>{_fmt(f.before)}</td><td class='num'>{_fmt(f.after)}</td>"
             f"<td class='num {verdict}'><b>{change}</b></td><td class='num {verdict}'>{interval}</td></tr>"
         )
     head = (
@@ -145,7 +136,3 @@ def _skipped(skipped: list[str]) -> str:
     items = "".join(f"<li>{_cut(s, 300)}</li>" for s in skipped[:_MAX_SKIPPED])
     more = f"<p class='muted'>and {len(skipped) - _MAX_SKIPPED} more</p>" if len(skipped) > _MAX_SKIPPED else ""
     return f"<section><h2>Rows the judge could not read ({len(skipped)})</h2><ul>{items}</ul>{more}</section>"
-
-
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"

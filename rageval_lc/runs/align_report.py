@@ -73,6 +73,17 @@ class FigureChange:
             return None
         return (self.after - self.before) * (1 if self.higher_is_better else -1)
 
+    @property
+    def gain_interval(self) -> tuple[float, float] | None:
+        """The change's 95 % interval in the good direction (above zero: better); the gain itself when no
+        interval was drawn, None when nothing was measured."""
+        if self.gain is None:
+            return None
+        if self.ci_low is None or self.ci_high is None:
+            return self.gain, self.gain
+        low, high = (self.ci_low, self.ci_high) if self.higher_is_better else (-self.ci_high, -self.ci_low)
+        return low + 0.0, high + 0.0  # + 0.0: no "-0.000"
+
 
 @dataclass
 class AlignReport:
@@ -96,7 +107,7 @@ class AlignReport:
         on the worse side, beyond the tolerance), or, when the figures' gains add up to less than minus the
         tolerance (worse overall), every figure it lost on. Empty: it may be used."""
         known = [f for f in self.figures if f.gain is not None]
-        clearly = [f for f in known if _worse_end(f) < -self.tolerance]
+        clearly = [f for f in known if f.gain_interval[1] < -self.tolerance]  # type: ignore[index]
         if clearly:
             return clearly
         if sum(f.gain for f in known) < -self.tolerance:  # type: ignore[misc]
@@ -168,13 +179,6 @@ class AlignReport:
         if self.written is not None:
             lines.append(f"Written: {self.written}")
         return "\n".join(lines)
-
-
-def _worse_end(figure: FigureChange) -> float:
-    """The better end of the change's interval, as a gain (below zero: the whole interval is worse)."""
-    if figure.ci_low is None or figure.ci_high is None:
-        return figure.gain or 0.0
-    return figure.ci_high if figure.higher_is_better else -figure.ci_low
 
 
 def _num(value: float | None) -> str:
