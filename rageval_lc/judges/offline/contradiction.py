@@ -53,6 +53,7 @@ __all__ = [
     "Conflict",
     "EvidenceUnit",
     "alignment",
+    "clauses",
     "evidence_units",
     "find_conflict",
     "frame_words",
@@ -83,6 +84,10 @@ _LEADING_PRONOUN = re.compile(
     r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
 )
 _WINDOWS = (2, 3)  # consecutive sentences read together
+_SINGLE = ("sentence", "clause")  # units that make one statement
+#: Words that judge an action rather than state a fact ("aspirin is safe to give" says "aspirin may be given"): a
+#: document sentence need not repeat them to be compared for a negation.
+_VERDICT_WORDS = frozenset(stem(w) for w in "safe okay ok fine acceptable".split())
 _CACHED_TEXTS = 4096  # texts whose slots, frame words and stems are remembered (a chunk's document sentences)
 _SPELLED_NUMBERS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -105,7 +110,7 @@ class EvidenceUnit:
 
     keys: tuple[str, ...]
     text: str
-    kind: str  # "sentence", "window" or "passage"
+    kind: str  # "sentence", "clause", "window" or "passage"
     context: str = ""  # a sentence opening with "it", "she", ...: the sentence before it, whose names it may mean
 
 
@@ -135,6 +140,7 @@ def evidence_units(documents: Sequence[Sequence[tuple[str, str]]]) -> list[Evide
         for j, (k, t) in enumerate(doc):
             before = doc[j - 1][1] if j and _LEADING_PRONOUN.match(t) else ""
             out.append(EvidenceUnit((k,), t, "sentence", before))
+            out += [EvidenceUnit((k,), part, "clause", before) for part in clauses(t)]
         for size in _WINDOWS:
             for start in range(0, len(doc) - size + 1):
                 part = doc[start : start + size]
@@ -142,6 +148,34 @@ def evidence_units(documents: Sequence[Sequence[tuple[str, str]]]) -> list[Evide
         if len(doc) > max(_WINDOWS):
             out.append(EvidenceUnit(tuple(k for k, _ in doc), " ".join(t for _, t in doc), "passage"))
     return out
+
+
+#: Where a sentence's trailing clause or aside begins: a comma before a subordinating word, an appositive's
+#: article or "and"/"but" opening a clause; a semicolon; a dash.
+_CLAUSE_BREAK = re.compile(
+    r",\s+(?=(?:when|which|who|whom|whose|where|while|whereas|although|though|because|after|before|since|until|"
+    r"unless|but|and|a|an|including|making|leading|resulting|according)\b)|;\s+|\s+[–—]\s+",
+    re.I,
+)
+_MIN_CLAUSE_WORDS = 4
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a document sentence that has more than one (trailing clauses and appositives split off),
+    each of at least four words; [] for a sentence of one clause.
+
+    A response sentence is compared with a clause as with a sentence, so that a passage sentence's trailing clause
+    ("…, when East German authorities opened the border crossings") does not hide a conflict with its main clause.
+
+    Example:
+        >>> clauses("The Berlin Wall fell on 9 November 1989, when East German authorities opened the crossings.")
+        ['The Berlin Wall fell on 9 November 1989', 'when East German authorities opened the crossings.']
+        >>> clauses("Canberra is the capital city of Australia.")
+        []
+    """
+    parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(sentence)]
+    parts = [p for p in parts if len(p.split()) >= _MIN_CLAUSE_WORDS]
+    return parts if len(parts) > 1 else []
 
 
 def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
@@ -223,9 +257,55 @@ def _slots(text: str, context: str | None = None) -> _Slots:
 
 
 def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], list[Quantity]]:
-    new = [q for q in said.quantities if not any(same_quantity(q, e) for e in there.quantities)]
+    """(the sentence's quantities the text does not state nor let one work out, the text's quantities the sentence
+    does not state)."""
+    stated = there.quantities + derived_quantities(there.text)
+    new = [q for q in said.quantities if not any(same_quantity(q, e) for e in stated)]
     old = [e for e in there.quantities if not any(same_quantity(q, e) for q in said.quantities)]
     return new, old
+
+
+_PART_OF = re.compile(
+    r"\b(?P<part>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:out\s+)?(?:of|in)\s+"
+    r"(?:the\s+|all\s+|these\s+|those\s+|every\s+)?(?P<whole>\d[\d,]*|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve)\b",
+    re.I,
+)
+_MAX_SUMMED = 6  # figures of a text whose totals and differences are worked out, at most
+_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+@lru_cache(maxsize=_CACHED_TEXTS)
+def derived_quantities(text: str) -> tuple[Quantity, ...]:
+    """Quantities a text lets one work out without saying them: the total and the difference of two amounts it
+    gives in the same unit, and the share "3 of the 12" is (25 %). A sentence that states one of them restates
+    the text ("a quarter of the patients"; "£70 million in all" from £59 million and £11 million).
+
+    Example:
+        >>> sorted(round(q.value, 1) for q in derived_quantities("3 of the 12 patients improved."))
+        [25.0]
+        >>> [q.text for q in derived_quantities("It costs £59 million plus £11 million for the site.")]
+        ['£59 million + £11 million', '£59 million − £11 million']
+    """
+    out: list[Quantity] = []
+    for match in _PART_OF.finditer(text):
+        part, whole = (match.group(g).lower().replace(",", "") for g in ("part", "whole"))
+        a, b = float(_SMALL.get(part, part)), float(_SMALL.get(whole, whole))
+        if 0 < a < b:
+            out.append(Quantity(100 * a / b, "percent", 0.1, False, "", match.group(), match.span()))
+    plain = [q for q in quantities(text) if not q.bound]
+    if len(plain) > _MAX_SUMMED:
+        plain = []  # a text of many figures: any total could be met by chance
+    for i, a in enumerate(plain):
+        for b in plain[i + 1 :]:
+            if a.dimension != b.dimension:
+                continue
+            step, rough = max(a.step, b.step), a.approximate or b.approximate
+            out.append(Quantity(a.value + b.value, a.dimension, step, rough, "", f"{a.text} + {b.text}", a.span))
+            if a.value != b.value:
+                difference = abs(a.value - b.value)
+                out.append(Quantity(difference, a.dimension, step, rough, "", f"{a.text} − {b.text}", a.span))
+    return tuple(out)
 
 
 def _unmatched_dates(said: _Slots, there: _Slots) -> tuple[list[Date], list[Date]]:
@@ -294,6 +374,13 @@ def _date_distance(a: Date, b: Date) -> float:
     return sum(
         abs((x or 0) - (y or 0)) * w for x, y, w in ((a.year, b.year, 400), (a.month, b.month, 31), (a.day, b.day, 1))
     )
+
+
+def _scope(q: Quantity) -> str:
+    """What a quantity is counted over: "day" for "two tablets a day", "" for one amount. A daily count is never
+    compared with the count of one dose, nor a monthly price with a price (a monthly with a yearly one is)."""
+    parts = q.dimension.split("/")
+    return parts[1] if len(parts) > 1 else ""
 
 
 def _family(q: Quantity) -> str:
@@ -389,7 +476,7 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     same_subject = not new_n and meant and focus >= MIN_FIGURE_FOCUS  # another entity's number is no conflict
     new_q, old_q = _unmatched_quantities(said, there) if same_subject else ([], [])
     for q in new_q:
-        rivals = [e for e in old_q if _family(e) == _family(q)]
+        rivals = [e for e in old_q if _family(e) == _family(q) and bool(_scope(e)) == bool(_scope(q))]
         if rivals:
             e = _closest(q, rivals)
             kind = "unit" if _number_part(q) == _number_part(e) else "number"
@@ -405,7 +492,7 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     anchored = len(said.names) - len(new_n) >= 1 or (bool(said.meant) and meant)
     focused = focus >= MIN_FOCUS
     covered = alignment(frame, unit.text) >= MIN_NAME_ALIGNMENT  # it adds nothing but the other name
-    if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind == "sentence" and focused:
+    if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind in _SINGLE and focused:
         if not covered:
             return None
         if _LEADING_PRONOUN.match(unit.text) and not unit.context:  # "He later tutored ...": he may be the name
@@ -421,8 +508,8 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     if compared and alignment(frame, unit.text) >= MIN_ALIGNMENT:
         detail = f'says "{compared[0].text}"; {where} says "{compared[1].text}"'
         return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    aligned = alignment(frame, unit.text) >= MIN_NEGATION_ALIGNMENT
-    if aligned and focus >= MIN_NEGATION_FOCUS and unit.kind == "sentence" and not new_q and not new_d and not new_n:
+    aligned = alignment(frame - _VERDICT_WORDS, unit.text) >= MIN_NEGATION_ALIGNMENT
+    if aligned and focus >= MIN_NEGATION_FOCUS and unit.kind in _SINGLE and not new_q and not new_d and not new_n:
         flipped = _negation_flip(said, there, frame)
         if flipped:
             side, word = flipped
@@ -571,6 +658,8 @@ def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
     polarity, roles and comparisons."""
     if alignment(frame, unit.text) < MIN_ALIGNMENT:
         return False
+    if unit.context and said.names and not same_name(_first_name(unit.context), list(said.names), said.text):
+        return False  # "It was chosen as the capital over Sydney": "it" is another name than the sentence's
     there = _slots(unit.text)
     return (
         _holds_every_fact(said, there, frame, unit)
@@ -582,9 +671,14 @@ def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
 
 def _named_elsewhere(said: _Slots, frame: set[str], unit: EvidenceUnit, units: Sequence[EvidenceUnit]) -> bool:
     """Whether the sentence's names all stand in another document sentence about the same thing (half its frame
-    words): the name said is then found where it belongs, not in place of another."""
+    words): the name said is then found where it belongs, not in place of another. A sentence that names the
+    rival too, or whose pronoun stands for it ("It was chosen as the capital over Sydney", after "Canberra is the
+    capital"), speaks for the rival, not for the name said."""
+    rivals = _unmatched_names(said, _slots(unit.text), unit.context)[1]
     for other in units:
         if other.kind != "sentence" or other.keys == unit.keys or alignment(frame, other.text) < 0.5:
+            continue
+        if any(same_name(r, [], f"{other.context} {other.text}") for r in rivals):
             continue
         if not _unmatched_names(said, _slots(other.text), other.context)[0]:
             return True
@@ -614,13 +708,13 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
     if not (said.quantities or said.dates or said.names or said.comparisons or frame_words(said.text)):
         return None
     frame = frame_words(said.text, said.names)
-    if any(_states(said, frame, u) for u in units if u.kind == "sentence"):
+    if any(_states(said, frame, u) for u in units if u.kind in _SINGLE):
         return None
     if said.comparisons:
         compared = _numeric_comparison(said, units)
         if compared is not None:
             return compared
-    order = {"sentence": 0, "window": 1, "passage": 2}
+    order = {"sentence": 0, "clause": 0, "window": 1, "passage": 2}
     scored = [(alignment(frame, u.text) if frame else _name_alignment(said, u.text), u) for u in units]
     ranked = sorted(scored, key=lambda su: (order[su[1].kind], -su[0]))
     for score, unit in ranked:  # the same distinctive number in another unit ("42.195 miles" for kilometres)

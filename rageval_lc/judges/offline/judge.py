@@ -158,7 +158,7 @@ def nli_adjusted(
     p = np.asarray(p_unsupported, dtype=float).copy()
     flags = []
     for i, v in enumerate(verdicts):
-        strength = contradiction_strength(v)
+        strength = contradiction_strength(v, params)
         if strength is not None:
             p[i] = max(p[i], strength)
         else:
@@ -180,10 +180,23 @@ def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]
     ]
 
 
-def contradiction_strength(verdict: SentenceNli) -> float | None:
+def contradiction_strength(verdict: SentenceNli, params: LocalParams | None = None) -> float | None:
     """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
-    (:mod:`~rageval_lc.judges.offline.contradiction`) did not flag it."""
-    return verdict.strength if verdict.verdict == "contradicted" else None
+    (:mod:`~rageval_lc.judges.offline.contradiction`) did not flag it, or (with ``params``) flagged it with a kind
+    of conflict that does not force the verdict (:attr:`LocalParams.forcing_kinds`)."""
+    if verdict.verdict != "contradicted":
+        return None
+    if params is not None and params.forcing_kinds is not None and verdict.kind not in params.forcing_kinds:
+        return None
+    return verdict.strength
+
+
+def _opposition(verdict: SentenceNli) -> tuple[tuple[str, ...], str]:
+    """The document keys that speak against a sentence and how, or ((), "") when none does: the contradiction
+    detector's conflict (forcing or not), else the NLI model's contradicting reading of an aligned pair."""
+    if verdict.verdict == "contradicted":
+        return verdict.contradicting_keys, verdict.detail
+    return verdict.opposing_keys, ""
 
 
 def _match_completeness(
@@ -248,20 +261,24 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
     p_unsupported = params.support.predict(features.support_inputs) if m else np.zeros(0)
     verdicts = features.nli_verdicts
     p_unsupported, flags = nli_adjusted(p_unsupported, verdicts, params, closest_documents(features))
-    contradicted = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
+    forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
     probability = 1.0
     if m:
         probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
-    if contradicted:  # a contradiction is a hallucination, however fluent the rest
-        strengths = [contradiction_strength(v) or 0.0 for v in contradicted.values()]
+    if forced:  # a contradiction is a hallucination, however fluent the rest
+        strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
         probability = min(probability, 1.0 - max(strengths))
-    supported = probability >= params.adherence_threshold and not contradicted
-    flagged: set[str] = set(contradicted)
+    supported = probability >= params.adherence_threshold and not forced
+    flagged: set[str] = set(forced)
     if not supported and m:
         flagged |= {
             k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
         }
         flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
+    # an unsupported sentence that the documents speak against is contradicted, and says by what
+    contradicted = {
+        k: v for k, v in zip(features.response_keys, verdicts, strict=True) if k in flagged and _opposition(v)[0]
+    }
     support = []
     for i, key in enumerate(features.response_keys):
         support.append(
@@ -280,9 +297,9 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
         notes["contradictions"] = [
             {
                 "response_sentence_key": k,
-                "document_sentence_keys": list(v.contradicting_keys),
-                "kind": v.kind,
-                "conflict": v.detail or "the NLI model reads it as contradicted",
+                "document_sentence_keys": list(_opposition(v)[0]),
+                "kind": v.kind if v.verdict == "contradicted" else "nli",
+                "conflict": _opposition(v)[1] or "the NLI model reads it as contradicted",
             }
             for k, v in contradicted.items()
         ]
@@ -302,37 +319,51 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
 
 
 def _supporting_keys(features: SampleFeatures, i: int, flagged: bool) -> list[str]:
+    """The document keys a sentence's verdict rests on: none for a contradicted one, the closest for one not
+    found, and for a supported one its entailing or stating sentence, else its closest — never a key that speaks
+    against it."""
     best = list(features.best_matches[i])
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
+    against = set(_opposition(verdict)[0]) if verdict is not None else set()
     if flagged:
-        return [] if verdict is not None and verdict.verdict == "contradicted" else best[:1]
-    if verdict is not None and verdict.verdict == "supported":
+        return [] if against else best[:1]
+    if verdict is not None and verdict.verdict == "supported" and not against & set(verdict.entailing_keys):
         return list(dict.fromkeys(verdict.entailing_keys))
-    return best
+    if verdict is not None and verdict.stated_by and not against & set(verdict.stated_by):
+        return list(verdict.stated_by)
+    return [k for k in best if k not in against]
 
 
 def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float, flagged: bool) -> str:
     """Why response sentence ``i`` is supported, contradicted or not found, in words and figures."""
     best = features.best_matches[i]
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
-    if verdict is not None and flagged and verdict.verdict == "contradicted":
-        text = f"Contradicted by {keys_label(verdict.contradicting_keys)}"
-        text += f": {verdict.detail}" if verdict.detail else ""
-        if verdict.kind == "nli":
-            text += f" (NLI contradiction probability {verdict.strength:.2f})"
+    against, detail = _opposition(verdict) if verdict is not None else ((), "")
+    keys = _supporting_keys(features, i, flagged)
+    if verdict is not None and flagged and against:
+        text = f"Contradicted by {keys_label(against)}"
+        text += f": {detail}" if detail else ""
+        if not detail or verdict.kind == "nli":
+            text += f" (NLI contradiction probability {verdict.contradiction:.2f}, entailment {verdict.entailment:.2f})"
     elif flagged:
         text = "Not found in the documents" + (
             f"; closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})" if best else ""
         )
-    elif verdict is not None and verdict.verdict == "supported":
-        text = f"Supported by {', '.join(verdict.entailing_keys)} (entailment probability {verdict.entailment:.2f})"
-    else:
+    elif verdict is not None and verdict.verdict == "supported" and keys == list(verdict.entailing_keys):
+        text = f"Supported by {', '.join(keys)} (entailment probability {verdict.entailment:.2f})"
+    elif verdict is not None and verdict.stated_by and keys == list(verdict.stated_by):
+        text = f"Supported by {', '.join(keys)}, which states each of its figures and names"
+    elif keys:
+        similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
+        text = f"Closest document sentence {keys[0]}{similarity}"
+    elif against:  # supported, though the NLI model reads its closest text against it: say so, cite nothing
         text = (
-            f"Closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})"
-            if best
-            else "No document sentence to compare with"
+            f"No document sentence entails it; the NLI model reads {keys_label(against)} against it, but no number, "
+            "date, name, negation or role conflicts"
         )
-    if verdict is not None and not (flagged and verdict.verdict == "contradicted"):
+    else:
+        text = "No document sentence to compare with"
+    if verdict is not None and not (flagged and against):
         text += f"; entailment {verdict.entailment:.2f}, contradiction {verdict.contradiction:.2f}"
     text += f"; estimated probability unsupported {p_unsupported:.2f}"
     missing = [w for w in features.missing_words[i] if not any(c.isdigit() for c in w)]

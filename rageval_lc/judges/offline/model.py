@@ -169,6 +169,10 @@ class LocalParams:
     #: a sentence whose every number, date and name its closest document sentence holds, at least this similar
     #: to it, is a restatement: unsupported with at most 1 − this (> 1: never)
     slot_support_similarity: float = 0.8
+    #: the kinds of conflict that call a sentence contradicted whatever the support model says (None: every kind);
+    #: chosen by their precision on held-out real answers and faithful twins. A conflict of another kind is
+    #: evidence: it names what contradicts a sentence the judge finds unsupported, and forces nothing.
+    forcing_kinds: list[str] | None = None
     completeness: Linear | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 

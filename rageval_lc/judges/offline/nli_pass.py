@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from rageval_lc.text import KeyedSentences
 
 __all__ = [
     "NLI_FEATURES",
+    "OPPOSING",
     "SentenceNli",
     "nli_inputs",
     "nli_pairs",
@@ -54,6 +55,9 @@ NLI_FEATURES: tuple[str, ...] = (
 )
 _WINDOW = 1  # sentences on each side of the closest one
 _SINGLES = 2  # closest document sentences scored alone
+#: An aligned pair the NLI model reads as contradicting at least this probably (and above every entailment) is
+#: evidence against the sentence (:attr:`SentenceNli.opposing_keys`).
+OPPOSING = 0.5
 #: A premise must hold this share of the sentence's frame words for its contradiction probability to count as a
 #: feature (an unrelated sentence among the closest ones reads as "contradiction" to a small NLI model).
 _FEATURE_ALIGNMENT = 0.3
@@ -75,6 +79,10 @@ class SentenceNli:
         strength: for a contradiction, how sure the detector is, else 0.
         stated_by: the keys of a document sentence that holds every number, date and name of the sentence
             (:func:`~rageval_lc.judges.offline.contradiction.stating_sentence`), else ().
+        opposing_keys: the document keys of the aligned pair the NLI model reads as contradicting the sentence
+            most, when that reading is at least :data:`OPPOSING` probable and above every pair's entailment, else ().
+            Evidence, not a verdict: a sentence the judge finds unsupported is then called contradicted by them,
+            and a supported one never cites them.
     """
 
     verdict: str
@@ -86,6 +94,7 @@ class SentenceNli:
     kind: str = ""
     strength: float = 0.0
     stated_by: tuple[str, ...] = ()
+    opposing_keys: tuple[str, ...] = ()
 
 
 def nli_pairs(
@@ -172,13 +181,16 @@ def nli_table(
         frame = frame_words(hypotheses[k])
         aligned = [i for i, (_, premise) in enumerate(cands) if alignment(frame, premise) >= _FEATURE_ALIGNMENT]
         contra = max((float(p[i, 2]) for i in aligned), default=0.0)
+        top = max(aligned, key=lambda i: float(p[i, 2]), default=None)
+        opposing = cands[top][0] if top is not None and contra >= OPPOSING and contra > float(p[:, 0].max()) else ()
         table[k] = (
             entail, contra, _logit(entail), _logit(contra), float(p[best_e, 1]),
             float(conflict is not None and conflict.kind == "nli"),
             float(conflict is not None and conflict.kind != "nli"),
         )  # fmt: skip
         entailed = bool((p.argmax(axis=1) == 0).any())
-        verdicts.append(_verdict(conflict, entail, contra, cands[best_e][0], entailed=entailed, stated=stated))
+        verdict = _verdict(conflict, entail, contra, cands[best_e][0], entailed=entailed, stated=stated)
+        verdicts.append(replace(verdict, opposing_keys=opposing))
     return table, tuple(verdicts)
 
 

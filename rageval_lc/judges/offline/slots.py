@@ -72,16 +72,31 @@ _SPELLED = re.compile(
     r"million|billion|trillion|half|dozen|and)(?:[\s-]+|\b))+",
     re.I,
 )
+#: Fractions said in words, as percentages ("a quarter of the patients" is 25 % of them).
+_FRACTIONS = {
+    "half": 50.0, "a half": 50.0, "one half": 50.0, "a third": 100 / 3, "one third": 100 / 3,
+    "two thirds": 200 / 3, "a quarter": 25.0, "one quarter": 25.0, "three quarters": 75.0, "a fifth": 20.0,
+    "one fifth": 20.0, "a tenth": 10.0, "one tenth": 10.0,
+}  # fmt: skip
+_FRACTION = re.compile(
+    r"\b(?P<fraction>(?:a|one)[\s-]+half|half|(?:a|one)[\s-]+third|two[\s-]+thirds|(?:a|one)[\s-]+quarter|"
+    r"three[\s-]+quarters|(?:a|one)[\s-]+fifth|(?:a|one)[\s-]+tenth)(?=\s+of\b)",
+    re.I,
+)
 _APPROX = re.compile(
     r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|an estimated|estimated|"
     r"close to|~|≈)\s*$",
     re.I,
 )
 _LOWER = re.compile(
-    r"(?:more than|over|at least|above|exceeding|exceeds|upwards of|in excess of|no less than)\s*$", re.I
+    r"(?:(?<!no )(?<!not )more than|over|at least|above|exceeding|exceeds|upwards of|in excess of|no less than|"
+    r"not less than)\s*$",
+    re.I,
 )
 _UPPER = re.compile(
-    r"(?:less than|under|up to|at most|below|no more than|fewer than|not exceed|not more than)\s*$", re.I
+    r"(?:(?<!no )(?<!not )less than|under|up to|at most|below|no more than|(?<!no )fewer than|not exceed|"
+    r"not more than|maximum of|a maximum|max\.?)\s*$",
+    re.I,
 )
 _CURRENCY = {"$": "usd", "us$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
 # unit words -> (dimension, factor to the dimension's base unit)
@@ -150,6 +165,7 @@ _NUMBER = re.compile(
     re.I,
 )
 _RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(second|minute|hour|day|week|month|year|annum)\b", re.I)
+_DAILY = re.compile(r"\s*(?:in|per|within|over)\s+(?:any\s+|a\s+)?(?:24 hours|24-hour period)()", re.I)
 _COUNT_NOUN = re.compile(r"\s+([a-z][a-z-]{2,})\b")
 _NOT_COUNT_NOUNS = frozenset(
     "of the and or to in on at for by with as is are was were be from than that which who times per more less "
@@ -335,6 +351,11 @@ def quantities(text: str) -> list[Quantity]:
             unit = _CURRENCY[currency.lower()]
         start = match.start() if currency else match.start("number")
         found.append((start, end, value * factor, unit, factor, number))
+    for match in _FRACTION.finditer(text):
+        if any(s < match.end() and match.start() < e for s, e, *_ in found):
+            continue
+        value = _FRACTIONS[re.sub(r"[\s-]+", " ", match.group("fraction").lower())]
+        found.append((match.start(), match.end(), value, "fraction", 1.0, "fraction"))
     for match in _SPELLED.finditer(text):
         lead = re.match(r"(?:and[\s-]+)+", match.group(), re.I)
         begin = match.start() + (lead.end() if lead else 0)
@@ -367,6 +388,13 @@ def quantities(text: str) -> list[Quantity]:
             if not noun or noun.group(1) in _NOT_COUNT_NOUNS:
                 continue  # a bare small number: list items and counts differ too often in wording
             dimension = f"count:{stem(noun.group(1))}"  # "two goals" compares only with goals
+            rate = _RATE.match(text, noun.end()) or _DAILY.match(text, noun.end())
+            if rate:  # "two tablets a day" is a daily count, not the count of one dose
+                dimension = f"{dimension}/{(rate.group(1) or 'day').lower().replace('annum', 'year')}"
+                end = rate.end()
+        if number == "fraction":  # "a quarter of" is 25 %, as precise as a percentage rounded to one place
+            out.append(Quantity(value, "percent", 0.1, value % 1 != 0, bound, text[start:end].strip(), (start, end)))
+            continue
         spelled = number == "spelled"
         step = (factor if approximate else 1.0) if spelled else _step_of(number, approximate) * factor
         words = text[start:end].strip()
@@ -410,7 +438,9 @@ COMMON_STARTS = frozenset(
     "each all other another because table figure passage abstract background results methods conclusion note "
     "title summary source question answer according based not only its unlike like until despite use press select "
     "turn open close connect remove install insert check make sure ensure set go see note tap click choose enter "
-    "follow read keep avoid do try treatment product description delete step warning caution important".split()
+    "follow read keep avoid do try treatment product description delete step warning caution important take give "
+    "use apply store wash call ask contact stop start place allow wait drink eat add mix pour plug unplug charge "
+    "replace clean visit consult".split()
 )
 _NOT_NAMES = frozenset(
     [m.lower() for m in _MONTH_NAMES] + "monday tuesday wednesday thursday friday saturday sunday i".split()
@@ -448,6 +478,19 @@ def names(text: str, context: str | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+#: Irregular past participles and their verbs ("should not be given" negates "give").
+_IRREGULAR = dict(
+    pair.split(":")
+    for pair in (
+        "given:give taken:take written:write eaten:eat driven:drive shown:show known:know grown:grow chosen:choose "
+        "spoken:speak broken:break forgotten:forget hidden:hide risen:rise fallen:fall frozen:freeze stolen:steal "
+        "sold:sell told:tell bought:buy brought:bring thought:think caught:catch taught:teach found:find held:hold "
+        "kept:keep lost:lose paid:pay sent:send spent:spend built:build begun:begin drunk:drink worn:wear torn:tear "
+        "born:bear drawn:draw thrown:throw flown:fly"
+    ).split()
+)
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem for matching words across forms: lower case, possessive and common suffixes cut.
@@ -457,6 +500,7 @@ def stem(word: str) -> str:
         ['austral', 'austral', 'capital', 'acquir', 'acquir']
     """
     word = word.lower().replace("’", "'").removesuffix("'s").strip("'.")
+    word = _IRREGULAR.get(word, word)
     for suffix in ("ians", "ian", "ia", "ions", "ion", "ing", "ies", "ied", "es", "ed", "s", "e", "y"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
