@@ -186,8 +186,9 @@ def test_what_is_not_a_usable_model_is_a_clear_error(models: dict[str, Path], tm
 
 
 def test_a_name_picks_the_packaged_model_an_adapter_or_a_model_of_ones_own(models: dict[str, Path]) -> None:
-    assert type(load_nli(None)) is NliModel and load_nli(None).source is None
+    assert type(load_nli(None)) is NliModel and (load_nli(None).source, load_nli(None).record()) == (None, None)
     assert type(load_nli(shipped_adapter_path())) is NliModel  # an adapter folder
+    assert load_nli(shipped_adapter_path()).record() is None  # the shipped one: nothing to record
     own = load_nli(str(models["binary"]))
     assert type(own) is CrossEncoderNli and own.source == str(models["binary"].resolve())
     assert local_options("nli=a,b,judge=c.json") == {"nli": "a,b", "judge": "c.json"}

@@ -49,7 +49,7 @@ from rageval_lc.judges.offline.nli import LABELS, NliModel
 
 __all__ = ["CalibrationWarning", "CrossEncoderNli", "LabelMap", "label_map", "load_nli", "nli_for_judge"]
 
-#: Tokens a pair is truncated to by default (the premise first); the model's own limit when lower.
+#: Tokens a pair is truncated to by default (the longer text first); the model's own limit when lower.
 MAX_LENGTH = 512
 _WEIGHTS = ("*.safetensors", "pytorch_model*.bin", "*.safetensors.index.json", "pytorch_model.bin.index.json")
 _HOLDS = {"consistent", "faithful", "factual", "grounded", "true", "yes", "correct"}
@@ -167,7 +167,7 @@ class CrossEncoderNli(NliModel):
         model: a folder written by ``save_pretrained`` (``config.json``, weights, tokenizer files) or a Hugging Face
             model id (downloaded unless ``HF_HUB_OFFLINE=1``; custom model code is never run).
         device, batch_size, cache_size, precision: as :class:`~rageval_lc.judges.offline.nli.NliModel`'s.
-        max_length: tokens a pair is truncated to, the premise first (at most the model's own limit).
+        max_length: tokens a pair is truncated to, the longer text first (at most the model's own limit).
 
     Raises:
         ValueError: If there is no model there, or its labels cannot be read (:func:`label_map`).
@@ -236,6 +236,9 @@ class CrossEncoderNli(NliModel):
                     model, info = transformers.AutoModelForSequenceClassification.from_pretrained(
                         self.model, output_loading_info=True
                     )
+            except ImportError as exc:  # a tokenizer that needs sentencepiece, tiktoken, …
+                msg = f"Loading the NLI model {self.model!r} needs a package that is missing: {exc}"
+                raise MissingDependencyError(msg) from exc
             except (OSError, ValueError) as exc:
                 msg = f"Cannot load the NLI model {self.model!r}: {' '.join(str(exc).split())}"
                 raise ValueError(msg) from exc
