@@ -292,3 +292,17 @@ def test_align_refits_on_the_model_and_the_judge_file_loads_it_again(models: dic
     with warnings.catch_warnings():
         warnings.simplefilter("error", CalibrationWarning)
         assert make_judge(f"local:{again}").nli.source is None
+
+
+def test_a_judge_file_whose_model_moved_says_where_to_give_it(models: dict[str, Path], tmp_path: Path) -> None:
+    import dataclasses
+
+    gone = tmp_path / "gone"
+    shipped = LocalParams.load()
+    record = {"model": str(gone), "layout": "three-way", "labels": list(THREE_WAY.values())}
+    path = tmp_path / "judge.json"
+    path.write_text(dataclasses.replace(shipped, metadata={"nli_model": record}).to_json(), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"aligned with the NLI model '.*gone', which cannot be read here"):
+        make_judge(f"local:{path}")
+    moved = quiet(make_judge, f"local:nli={models['three_way']},judge={path}")  # another path: warned, as any other
+    assert moved.nli.source == str(models["three_way"].resolve())

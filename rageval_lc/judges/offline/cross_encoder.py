@@ -118,14 +118,15 @@ def label_map(id2label: Mapping[int, str]) -> LabelMap:
         ValueError: If the labels are none of these (the message names them).
 
     Example:
-        >>> label_map({0: "entailment", 1: "neutral", 2: "contradiction"}).columns
+        >>> label_map({"0": "entailment", "1": "neutral", "2": "contradiction"}).columns
         (0, 1, 2)
         >>> label_map({0: "LABEL_0", 1: "LABEL_1"})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         ValueError: Cannot read the NLI model's labels ['LABEL_0', 'LABEL_1']: ...
     """
-    labels = tuple(str(id2label[i]) for i in sorted(int(k) for k in id2label))
+    by_index = {int(k): str(v) for k, v in id2label.items()}  # keys are ints in a config, strings in its JSON
+    labels = tuple(by_index[i] for i in sorted(by_index))
     names = [_norm(label) for label in labels]
     if len(names) == 3:
         classes = [_three_way_class(name) for name in names]
@@ -332,7 +333,16 @@ def nli_for_judge(
         return None, load_nli(None, device=device, cache_size=cache_size)  # the shipped pair: nothing to read
     loaded = params if isinstance(params, LocalParams) else LocalParams.load(params)
     recorded = (loaded.metadata.get("nli_model") or {}).get("model")
-    model = load_nli(nli if nli is not None else recorded, device=device, cache_size=cache_size)
+    try:
+        model = load_nli(nli if nli is not None else recorded, device=device, cache_size=cache_size)
+    except ValueError as exc:
+        if nli is not None:
+            raise
+        msg = (
+            f"The judge's parameters were aligned with the NLI model {recorded!r}, which cannot be read here ({exc}). "
+            "Give its new place with --judge local:nli=MODEL,judge=FILE (LocalJudge(nli=..., params=...))."
+        )
+        raise ValueError(msg) from exc
     if model.source != recorded:
         fitted = f"the NLI model {recorded!r}" if recorded else "the packaged NLI model"
         running = f"{model.source!r}" if model.source else "the packaged one"
