@@ -244,7 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
         "faithful / human_scores, or LangSmith runs with feedback",
     )
     align.add_argument(
-        "--judge", default="local", help="local | local:<aligned judge file> | dspy:<model id> (default: local)"
+        "--judge",
+        default="local",
+        help="local | local:<aligned judge file> | local:nli=<NLI model folder or id> | dspy:<model id> "
+        "(default: local)",
     )
     align.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     align.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
@@ -292,7 +295,8 @@ def _judge_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
         default=os.environ.get("RAGEVAL_JUDGE", "local"),
-        help="labels | local | dspy:<model id> (default: $RAGEVAL_JUDGE, else local)",
+        help="labels | local | local:<aligned judge file> | local:nli=<NLI model folder or id> | dspy:<model id> "
+        "(default: $RAGEVAL_JUDGE, else local)",
     )
     parser.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     parser.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")

@@ -1,17 +1,22 @@
-"""Build a judge from its command-line name: ``labels``, ``local``, ``local:<file>`` or ``dspy:<model id>``.
+"""Build a judge from its command-line name: ``labels``, ``local``, ``local:<file>``, ``local:nli=<model>`` or
+``dspy:<model id>``.
 
 Example:
     >>> make_judge("labels").name
     'labels'
+    >>> local_options("nli=models/my-nli,judge=my_judge.json")
+    {'nli': 'models/my-nli', 'judge': 'my_judge.json'}
     >>> make_judge("gpt-4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local', 'local:<aligned judge file>' or 'dspy:<model id>' ...
+    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local', 'local:<aligned judge file>', \
+'local:nli=<model folder or id>' or 'dspy:<model id>' ...
 """
 
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,9 +24,10 @@ from typing import Any
 from rageval_lc.judges.base import Judge, as_judge
 from rageval_lc.judges.labels import LabelsJudge
 
-__all__ = ["JUDGE_CHOICES", "make_judge", "resolve_judge"]
+__all__ = ["JUDGE_CHOICES", "local_options", "make_judge", "resolve_judge"]
 
-JUDGE_CHOICES = "'labels', 'local', 'local:<aligned judge file>' or 'dspy:<model id>'"
+JUDGE_CHOICES = "'labels', 'local', 'local:<aligned judge file>', 'local:nli=<model folder or id>' or 'dspy:<model id>'"
+_LOCAL_KEYS = ("nli", "judge")
 
 
 def make_judge(
@@ -37,9 +43,12 @@ def make_judge(
 
     Args:
         spec: ``labels`` (labels in the data), ``local`` (offline, the packaged model), ``local:PATH`` (the
-            offline judge aligned by ``rageval align``, its parameters at PATH) or
-            ``dspy:<model id>`` (any LiteLLM model id, e.g. ``dspy:openai/gpt-4o-mini`` or
-            ``dspy:openai/gemma`` with ``api_base`` pointing at a local OpenAI-compatible server).
+            offline judge aligned by ``rageval align``, its parameters at PATH, with the NLI model it was aligned
+            with), ``local:nli=MODEL`` (the offline judge on an NLI or consistency model of one's own, a folder or
+            a model id: :class:`~rageval_lc.judges.offline.cross_encoder.CrossEncoderNli`;
+            ``local:nli=MODEL,judge=PATH`` with aligned parameters too; see :func:`local_options`) or
+            ``dspy:<model id>`` (any LiteLLM model id, e.g. ``dspy:openai/gpt-4o-mini`` or ``dspy:openai/gemma``
+            with ``api_base`` pointing at a local OpenAI-compatible server).
         api_base: the server URL for ``dspy:`` judges.
         api_key_env: the environment variable holding the API key for ``dspy:`` judges.
         max_retries: extra attempts on unusable model output (``dspy:`` judges).
@@ -62,7 +71,8 @@ def make_judge(
 
         return LocalJudge(device=device, **kwargs)
     if spec.startswith("local:"):
-        return _aligned_local_judge(spec.removeprefix("local:").strip(), device=device, **kwargs)
+        options = local_options(spec.removeprefix("local:"))
+        return _aligned_local_judge(options.get("judge"), nli=options.get("nli"), device=device, **kwargs)
     if spec.startswith("dspy:"):
         model = spec.removeprefix("dspy:").strip()
         if not model:
@@ -83,15 +93,44 @@ def make_judge(
     raise ValueError(msg)
 
 
-def _aligned_local_judge(path: str, *, device: str, **kwargs: Any) -> Judge:
+def local_options(text: str) -> dict[str, str]:
+    """What follows ``local:`` in a judge name: ``{"judge": PATH}`` for an aligned judge file, or the
+    comma-separated ``nli=MODEL`` and ``judge=PATH`` (a comma inside a value is kept unless ``nli=`` or ``judge=``
+    follows it).
+
+    Raises:
+        ValueError: For nothing after ``local:``, an empty value or a repeated key.
+    """
+    text = text.strip()
+    if not text:
+        msg = (
+            "A 'local:' judge needs the path of an aligned judge after the colon, e.g. 'local:my_judge.json', "
+            "or an NLI model, e.g. 'local:nli=models/my-nli'."
+        )
+        raise ValueError(msg)
+    if not text.startswith(tuple(f"{key}=" for key in _LOCAL_KEYS)):
+        return {"judge": text}
+    options: dict[str, str] = {}
+    for part in re.split(rf",\s*(?=(?:{'|'.join(_LOCAL_KEYS)})=)", text):
+        key, _, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if key in options or not value:
+            why = "repeated" if key in options else "empty"
+            msg = f"In 'local:{text}': {why} option {key!r}. Use 'local:nli=<model folder or id>[,judge=<file>]'."
+            raise ValueError(msg)
+        options[key] = value
+    return options
+
+
+def _aligned_local_judge(path: str | None, *, nli: str | None = None, device: str, **kwargs: Any) -> Judge:
     """The offline judge on parameters written by ``rageval align`` (read now, so a worker process or a Ray
-    actor gets them with the pickled judge, not a path it may not have)."""
+    actor gets them with the pickled judge, not a path it may not have), and on the NLI model ``nli`` (None: the
+    one they were aligned with)."""
     from rageval_lc.judges.offline.judge import LocalJudge
     from rageval_lc.judges.offline.model import LocalParams
 
-    if not path:
-        msg = "A 'local:' judge needs the path of an aligned judge after the colon, e.g. 'local:my_judge.json'."
-        raise ValueError(msg)
+    if path is None:
+        return LocalJudge(device=device, nli=nli, **kwargs)
     if not Path(path).is_file():
         msg = f"No aligned judge at {path!r} (write one with `rageval align`)."
         raise ValueError(msg)
@@ -100,7 +139,7 @@ def _aligned_local_judge(path: str, *, device: str, **kwargs: Any) -> Judge:
     except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError is a ValueError
         msg = f"{path!r} is not an aligned offline judge: {exc}"
         raise ValueError(msg) from exc
-    return LocalJudge(device=device, params=params, **kwargs)
+    return LocalJudge(device=device, params=params, nli=nli, **kwargs)
 
 
 @lru_cache(maxsize=1)

@@ -85,10 +85,12 @@ def align_judge(
 
     Args:
         data: labelled rows in any form :func:`~rageval_lc.datasets.labelled.read_labelled` reads.
-        judge: ``"local"``, ``"local:PATH"`` (start from an aligned judge), a :class:`LocalJudge`, or an LLM judge.
+        judge: ``"local"``, ``"local:PATH"`` (start from an aligned judge), ``"local:nli=MODEL"`` (the offline judge
+            on an NLI model of one's own), a :class:`LocalJudge`, or an LLM judge.
         metrics: the metrics to align (offline judge: :data:`METRIC_MODELS`; ``trace``: every model).
-        out: where to write the aligned judge (offline: JSON parameters, loaded by ``make_judge("local:PATH")``;
-            LLM: ``DspyJudge.save``'s file, loaded by ``DspyJudge(lm).load(path)``).
+        out: where to write the aligned judge (offline: JSON parameters, loaded by ``make_judge("local:PATH")``,
+            recording the NLI model when it is not the packaged one, e.g. ``local:nli=MODEL``'s, so that it loads
+            again with them; LLM: ``DspyJudge.save``'s file, loaded by ``DspyJudge(lm).load(path)``).
         held_out: the share of rows (whole questions) held out.
         tolerance: see :attr:`AlignReport.worse`.
         force: write the judge even if it is worse.
@@ -137,8 +139,10 @@ def align_judge(
     report.skipped = skipped
     if out is not None and (check.force or report.usable):
         path = Path(out)
+        nli = local.nli.record()  # the NLI model the features came from (None: the packaged one), loaded with the file
         meta = {
-            **before.metadata,
+            **{k: v for k, v in before.metadata.items() if k != "nli_model"},
+            **({"nli_model": nli} if nli else {}),
             "aligned": {
                 "rows": len(labelled),
                 "rows_sha256": _rows_digest(labelled),

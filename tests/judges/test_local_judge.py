@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rageval_lc.judges.base import JUDGEMENTS
+from rageval_lc.judges.offline.cross_encoder import CalibrationWarning
 from rageval_lc.judges.offline.encoder import Encoded
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, SUPPORT_FEATURES
 from rageval_lc.judges.offline.judge import LocalJudge
@@ -308,5 +309,6 @@ def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_
     (adapter / "adapter_model.safetensors").write_bytes(b"another adapter")
     assert _identity(LocalJudge()) == _identity(LocalJudge())
     assert _identity(LocalJudge(params=other)) != _identity(LocalJudge())
-    assert _identity(LocalJudge(nli=adapter)) != _identity(LocalJudge())
+    with pytest.warns(CalibrationWarning):  # the shipped parameters were fitted on the shipped adapter
+        assert _identity(LocalJudge(nli=adapter)) != _identity(LocalJudge())
     assert _identity(LocalJudge("some/other-model")) != _identity(LocalJudge())

@@ -3,7 +3,8 @@
 ``judge`` (the judge), ``features``, ``nli_pass`` (the NLI pass over aligned sentence pairs), ``contradiction``
 and ``slots`` (the contradiction detector), ``reference``, ``limits``, ``model`` and ``params.json`` (the
 fitted linear models), ``align`` (refitting them to a user's rows); the models: ``encoder`` (the packaged
-sentence-transformers model), ``nli`` (the NLI cross-encoder, its adapter in ``nli/``), ``embeddings``
-(the embedding metrics' scorer); and their machinery: ``devices``, ``heap``, ``quiet``.
+sentence-transformers model), ``nli`` (the NLI cross-encoder, its adapter in ``nli/``), ``cross_encoder`` (an
+NLI model of one's own in its place), ``embeddings`` (the embedding metrics' scorer); and their machinery:
+``devices``, ``heap``, ``quiet``.
 Importing this package imports none of them.
 """

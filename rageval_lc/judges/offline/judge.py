@@ -41,6 +41,7 @@ from rageval_lc.judges.base import (
     StatementVerdict,
 )
 from rageval_lc.judges.offline.contradiction import keys_label
+from rageval_lc.judges.offline.cross_encoder import nli_for_judge
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.offline.features import SampleFeatures, sample_features
 from rageval_lc.judges.offline.heap import release_free_memory
@@ -380,8 +381,12 @@ class LocalJudge(Portable, BaseJudge):
         model: a model name, path or loaded ``SentenceTransformer``; None for the packaged model.
         encoder: an :class:`~rageval_lc.judges.offline.encoder.Encoder` to use instead (tests inject fakes).
         params: fitted parameters (a :class:`LocalParams` or a path); None for the shipped ones.
-        nli: the NLI model (an :class:`~rageval_lc.judges.offline.nli.NliModel` or an adapter folder); None for the
-            shipped one.
+        nli: the NLI model: an :class:`~rageval_lc.judges.offline.nli.NliModel`, an adapter folder, or a
+            sequence-classification NLI or consistency model of one's own (a folder or a model id:
+            :class:`~rageval_lc.judges.offline.cross_encoder.CrossEncoderNli`); None for the one ``params`` were
+            aligned with, else the shipped one. With a model the parameters were not fitted on, a
+            :class:`~rageval_lc.judges.offline.cross_encoder.CalibrationWarning` says so (``rageval align`` refits
+            them).
         device: ``auto`` (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` (``cuda:N``) or ``mps``: see
             :func:`~rageval_lc.judges.offline.devices.resolve_device`. The encoder and the NLI model run on it; the
             chosen device is :attr:`device`.
@@ -414,8 +419,7 @@ class LocalJudge(Portable, BaseJudge):
         device = self.device
         base = encoder if encoder is not None else SentenceTransformerEncoder(model, device=device)
         self.encoder = CachedEncoder(base)
-        self.nli = nli if isinstance(nli, NliModel) else NliModel(nli, device=device, cache_size=_NLI_CACHE)
-        self._params = params
+        self._params, self.nli = nli_for_judge(nli, params, device=device, cache_size=_NLI_CACHE)
         self._rare_cache: dict[str, bool] = {}
         self._features: OrderedDict[tuple[Any, ...], SampleFeatures] = OrderedDict()
         self._pending: list[_Pending] = []
@@ -434,14 +438,13 @@ class LocalJudge(Portable, BaseJudge):
 
     def cache_identity(self) -> dict[str, str]:
         """What shapes this judge's answers, for a judge cache's key: the sentence model, the fitted
-        parameters and the NLI adapter (two offline judges share cached judgements only when all three match)."""
+        parameters and the NLI model (two offline judges share cached judgements only when all three match)."""
         spec = getattr(self.encoder.encoder, "_model_spec", None)
         model = "packaged" if spec is None else spec if isinstance(spec, str) else type(spec).__name__
-        adapter = self.nli.adapter / "adapter_model.safetensors"
         return {
             "model": f"{type(self.encoder.encoder).__name__}:{model}",
             "params": hashlib.sha256(self.params.to_json().encode("utf-8")).hexdigest(),
-            "nli": hashlib.sha256(adapter.read_bytes()).hexdigest() if adapter.exists() else str(self.nli.adapter),
+            "nli": self.nli.identity(),
             "device": str(self.device).split(":")[0],  # the NLI model's precision follows the device
         }
 

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from importlib.resources import files
@@ -80,6 +81,7 @@ class NliModel(Portable):
     """
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_cache": OrderedDict, "_loaded": lambda: None}
+    max_length: int = MAX_LENGTH  # tokens a pair is truncated to (the premise first)
 
     def __init__(
         self,
@@ -90,11 +92,15 @@ class NliModel(Portable):
         cache_size: int = 200_000,
         precision: str = "auto",
     ) -> None:
+        self.adapter = Path(adapter) if adapter is not None else shipped_adapter_path()
+        self._setup(device=device, batch_size=batch_size, cache_size=cache_size, precision=precision)
+
+    def _setup(self, *, device: str, batch_size: int, cache_size: int, precision: str) -> None:
+        """What every NLI model keeps: its device, batch size, precision and cache (the model loads on first use)."""
         if precision not in _PRECISIONS:
-            msg = f"NliModel precision must be one of {list(_PRECISIONS)}. Got {precision!r} instead."
+            msg = f"{type(self).__name__} precision must be one of {list(_PRECISIONS)}. Got {precision!r} instead."
             raise ValueError(msg)
         self.precision = precision
-        self.adapter = Path(adapter) if adapter is not None else shipped_adapter_path()
         from rageval_lc.judges.offline.devices import resolve_device
 
         self.device = resolve_device(device)
@@ -102,6 +108,22 @@ class NliModel(Portable):
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._loaded: tuple[Any, Any] | None = None
+
+    @property
+    def source(self) -> str | None:
+        """Where the model comes from: None for the packaged one, else the adapter folder (absolute)."""
+        if self.adapter.resolve() == shipped_adapter_path().resolve():
+            return None
+        return str(self.adapter.resolve())
+
+    def record(self) -> dict[str, Any] | None:
+        """What an aligned judge file keeps of this model, to load it again (None: the packaged model)."""
+        return None if self.source is None else {"model": self.source, "layout": "adapter"}
+
+    def identity(self) -> str:
+        """What tells this model's answers apart, for a judge cache's key: the adapter's weights (their hash)."""
+        weights = self.adapter / "adapter_model.safetensors"
+        return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.exists() else str(self.adapter)
 
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -161,12 +183,18 @@ class NliModel(Portable):
                     [p for p, _ in chunk],
                     [h for _, h in chunk],
                     truncation="longest_first",
-                    max_length=MAX_LENGTH,
+                    max_length=self.max_length,
                     padding=True,
                     return_tensors="pt",
                 ).to(self.device)
-                probabilities = torch.softmax(model(**batch).logits.float(), dim=-1).cpu().numpy()
+                probabilities = self._probabilities(model(**batch).logits.float())
                 for pair, row in zip(chunk, probabilities, strict=True):
                     self._cache[pair] = row
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+
+    def _probabilities(self, logits: Any) -> np.ndarray:
+        """A batch's rows in :data:`LABELS` order from the model's logits (a float tensor)."""
+        import torch
+
+        return torch.softmax(logits, dim=-1).cpu().numpy()
