@@ -193,11 +193,19 @@ def contradiction_strength(verdict: SentenceNli, params: LocalParams | None = No
 
 
 def _opposition(verdict: SentenceNli) -> tuple[tuple[str, ...], str]:
-    """The document keys that speak against a sentence and how, or ((), "") when none does: the contradiction
-    detector's conflict (forcing or not), else the NLI model's contradicting reading of an aligned pair."""
+    """The document keys that contradict a sentence and how, or ((), "") when none does: the contradiction
+    detector's conflict, forcing or not (an NLI reading alone is too often wrong on paraphrases to name a
+    contradiction: it is only mentioned, see :func:`sentence_explanation`)."""
     if verdict.verdict == "contradicted":
         return verdict.contradicting_keys, verdict.detail
-    return verdict.opposing_keys, ""
+    return (), ""
+
+
+def _against(verdict: SentenceNli | None) -> set[str]:
+    """Every document key that speaks against a sentence: the detector's conflict or the NLI model's reading."""
+    if verdict is None:
+        return set()
+    return set(_opposition(verdict)[0]) | set(verdict.opposing_keys)
 
 
 def _match_completeness(
@@ -276,7 +284,7 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
             k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
         }
         flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
-    # an unsupported sentence that the documents speak against is contradicted, and says by what
+    # an unsupported sentence with a conflict (of a kind that forces or not) is contradicted, and says by what
     contradicted = {
         k: v for k, v in zip(features.response_keys, verdicts, strict=True) if k in flagged and _opposition(v)[0]
     }
@@ -325,9 +333,9 @@ def _supporting_keys(features: SampleFeatures, i: int, flagged: bool) -> list[st
     against it."""
     best = list(features.best_matches[i])
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
-    against = set(_opposition(verdict)[0]) if verdict is not None else set()
+    against = _against(verdict)
     if flagged:
-        return [] if against else best[:1]
+        return [] if verdict is not None and _opposition(verdict)[0] else [k for k in best if k not in against][:1]
     if verdict is not None and verdict.verdict == "supported" and not against & set(verdict.entailing_keys):
         return list(dict.fromkeys(verdict.entailing_keys))
     if verdict is not None and verdict.stated_by and not against & set(verdict.stated_by):
@@ -339,17 +347,24 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     """Why response sentence ``i`` is supported, contradicted or not found, in words and figures."""
     best = features.best_matches[i]
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
-    against, detail = _opposition(verdict) if verdict is not None else ((), "")
+    conflicting, detail = _opposition(verdict) if verdict is not None else ((), "")
+    against = sorted(_against(verdict))
     keys = _supporting_keys(features, i, flagged)
-    if verdict is not None and flagged and against:
-        text = f"Contradicted by {keys_label(against)}"
+    if verdict is not None and flagged and conflicting:
+        text = f"Contradicted by {keys_label(conflicting)}"
         text += f": {detail}" if detail else ""
-        if not detail or verdict.kind == "nli":
-            text += f" (NLI contradiction probability {verdict.contradiction:.2f}, entailment {verdict.entailment:.2f})"
+        if verdict.kind == "nli":
+            text += f" (NLI contradiction probability {verdict.strength:.2f})"
     elif flagged:
-        text = "Not found in the documents" + (
-            f"; closest document sentence {best[0]} (similarity {features.best_similarity[i]:.2f})" if best else ""
-        )
+        text = "Not found in the documents"
+        if keys:
+            similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
+            text += f"; closest document sentence {keys[0]}{similarity}"
+        if against:  # never "not found" without saying what reads against it
+            text += (
+                f"; the NLI model reads {' and '.join(against)} against it (contradiction "
+                f"{verdict.contradiction:.2f}), but no number, date, name, negation or role conflicts"
+            )
     elif verdict is not None and verdict.verdict == "supported" and keys == list(verdict.entailing_keys):
         text = f"Supported by {', '.join(keys)} (entailment probability {verdict.entailment:.2f})"
     elif verdict is not None and verdict.stated_by and keys == list(verdict.stated_by):
@@ -359,12 +374,12 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
         text = f"Closest document sentence {keys[0]}{similarity}"
     elif against:  # supported, though the NLI model reads its closest text against it: say so, cite nothing
         text = (
-            f"No document sentence entails it; the NLI model reads {keys_label(against)} against it, but no number, "
+            f"No document sentence entails it; the NLI model reads {' and '.join(against)} against it, but no number, "
             "date, name, negation or role conflicts"
         )
     else:
         text = "No document sentence to compare with"
-    if verdict is not None and not (flagged and against):
+    if verdict is not None and not (flagged and conflicting):
         text += f"; entailment {verdict.entailment:.2f}, contradiction {verdict.contradiction:.2f}"
     text += f"; estimated probability unsupported {p_unsupported:.2f}"
     missing = [w for w in features.missing_words[i] if not any(c.isdigit() for c in w)]
