@@ -259,7 +259,8 @@ def _slots(text: str, context: str | None = None) -> _Slots:
 def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], list[Quantity]]:
     """(the sentence's quantities the text does not state nor let one work out, the text's quantities the sentence
     does not state)."""
-    stated = there.quantities + derived_quantities(there.text)
+    worked = [q for q in derived_quantities(there.text) if _asks_for(said.text, q)]
+    stated = there.quantities + tuple(worked)
     new = [q for q in said.quantities if not any(same_quantity(q, e) for e in stated)]
     old = [e for e in there.quantities if not any(same_quantity(q, e) for q in said.quantities)]
     return new, old
@@ -271,6 +272,27 @@ _PART_OF = re.compile(
     r"ten|eleven|twelve)\b",
     re.I,
 )
+_TOTAL_CUE = re.compile(
+    r"\b(?:total|totals|totalled|totaled|in all|altogether|combined|together|overall|sum|all told)\b", re.I
+)
+_DIFFERENCE_CUE = re.compile(
+    r"\b(?:difference|more|less|fewer|longer|shorter|higher|lower|larger|smaller|bigger|increased?|decreased?|rose|"
+    r"fell|grew|dropped|gap|apart|later|earlier|by)\b",
+    re.I,
+)
+
+
+def _asks_for(sentence: str, worked: Quantity) -> bool:
+    """Whether a sentence speaks of what a worked-out quantity is: a total ("in all"), a difference ("more than",
+    "rose by"); a share needs no word. Without one, "The building costs £48 million" is no restatement of £59
+    million less £11 million."""
+    if " + " in worked.text:
+        return bool(_TOTAL_CUE.search(sentence))
+    if " − " in worked.text:
+        return bool(_DIFFERENCE_CUE.search(sentence))
+    return True
+
+
 _MAX_SUMMED = 6  # figures of a text whose totals and differences are worked out, at most
 _SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 
