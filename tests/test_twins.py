@@ -325,3 +325,9 @@ def test_the_script_is_deterministic_and_its_rows_load_as_ragbench_rows(tmp_path
     other = tmp_path / "c.jsonl"
     mt.main(["--shared", str(shared), "--out", str(other), "--seed", "14"])
     assert other.read_bytes() != first.read_bytes()  # the seed picks among the candidate edits
+
+
+def test_the_calibration_splits_by_the_same_rule() -> None:
+    """One fold rule for the fit and for the twins: calibrate_local_judge.py imports it, it does not copy it."""
+    source = (ROOT / "benchmarks" / "calibrate_local_judge.py").read_text(encoding="utf-8")
+    assert "from ragbench_folds import fold_of" in source and "def fold_of" not in source
