@@ -2,7 +2,8 @@
 
 Run:  python benchmarks/calibrate_local_judge.py [--shared ../shared] [--write]
 
-Split (fixed, by a hash of "<sub-dataset>:<id>", so both responses to a question fall on one side):
+Split (fixed, by a hash of "<sub-dataset>:<id>", so both responses to a question fall on one side; the rule is
+``benchmarks/ragbench_folds.py``, shared with ``training/make_twins.py``):
 every ``emanual_train`` row and the validation rows whose hash is even are fitted on; the validation
 rows whose hash is odd are held out. Every figure printed and stored is measured on held-out rows only.
 Model choices (features, regularisation, stacking) were made by grouped 5-fold cross-validation inside
@@ -39,6 +40,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from ragbench_folds import fold_of  # the split, shared with training/make_twins.py
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GroupKFold
 
@@ -85,14 +87,6 @@ QUESTION_COLUMNS = [
         "next_sim_question",
     )
 ]
-
-
-def fold_of(dataset_name: str, subset: str, ragbench_id: object) -> str:
-    """'fit' or 'held' (see the module docstring)."""
-    if dataset_name.endswith("_train"):
-        return "fit"
-    digest = hashlib.sha256(f"{subset}:{ragbench_id}".encode()).hexdigest()
-    return "fit" if int(digest, 16) % 2 == 0 else "held"
 
 
 def featurise(shared: Path, cache: Path) -> list[dict]:
