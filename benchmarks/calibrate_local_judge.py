@@ -115,6 +115,35 @@ def featurise(shared: Path, cache: Path) -> list[dict]:
     return items
 
 
+TWINS = ROOT / ".cache" / "twins" / "twins.jsonl"  # written by training/make_twins.py
+
+
+def featurise_twins(cache: Path, twins: Path = TWINS) -> list[dict]:
+    """Features of the twins of real answers (cached). A twin keeps its original's fold (WiCE twins, "aux", are
+    fitted on); its documents are its original's, so twins of one answer are encoded together."""
+    code = Path(sample_features.__code__.co_filename).read_bytes()
+    stamp = hashlib.sha256(twins.read_bytes() + code).hexdigest()[:12]
+    path = cache / f"local_judge_twin_features_{stamp}.pkl"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    rows = [json.loads(line) for line in twins.read_text(encoding="utf-8").splitlines()]
+    rows.sort(key=lambda r: r["original_id"])  # twins of one answer side by side: their documents encoded once
+    judge = LocalJudge()
+    items = []
+    start = time.time()
+    for chunk in range(0, len(rows), 128):
+        part = rows[chunk : chunk + 128]
+        records = [ragbench_record(r) for r in part]
+        judge._encode_samples([record.sample for record in records])
+        for row, record in zip(part, records, strict=True):
+            item = _item(judge, record, "fit" if row["fold"] == "aux" else row["fold"])
+            items.append(item | {key: row[key] for key in ("twin", "edit_kind", "edited_key", "original_id")})
+        print(f"  featurised {len(items)} twins in {time.time() - start:.0f}s", flush=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(items))
+    return items
+
+
 AUX_ROWS = {"wice": 400, "ares_synthetic": 1500}  # a fixed sample of each weak source
 
 
@@ -241,15 +270,58 @@ def fit_linear(x, y, w, *, alpha: float) -> Linear:
     )
 
 
-def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, dict]:
-    """Fit every model on ``items`` (the fitted part), with ``aux`` as weak data for support / hallucination.
+def _group(it: dict) -> str:
+    """The question a row answers: a twin's is its original's, so the two never fall on two sides of a fold."""
+    if "original_id" in it:
+        return it["original_id"].rsplit(":", 1)[0].replace("_validation", "").replace("_train", "")
+    return f"{it['record'].dataset}:{it['record'].sample.metadata['ragbench_id']}"
 
-    Returns the parameters and the cross-validated choices (aux weight, entailment threshold).
+
+TWIN_WEIGHT = 1.0  # the twins together weigh as much as one RAGBench sub-dataset in the support and row models
+MIN_FORCING_PRECISION = 0.9
+
+
+def forcing_kinds(items: list[dict]) -> tuple[list[str], dict]:
+    """The kinds of conflict precise enough to force "contradicted" on their own: at least
+    :data:`MIN_FORCING_PRECISION` of the sentences they flag are contradicted, counted over the answers labelled
+    fully supported (every flag a false alarm), the faithful twins (likewise) and the contradicting twins (a flag on
+    the edited sentence is right, any other is a false alarm)."""
+    right: collections.Counter = collections.Counter()
+    wrong: collections.Counter = collections.Counter()
+    for it in items:
+        twin = it.get("twin")
+        if twin is None and not it["record"].released_scores.get("adherence"):
+            continue  # a RAGBench answer with an unsupported sentence: its flags cannot be told right or wrong
+        for key, verdict in zip(it["features"].response_keys, it["features"].nli_verdicts, strict=True):
+            if verdict.verdict != "contradicted":
+                continue
+            if twin == "contradicting" and key == it["edited_key"]:
+                right[verdict.kind] += 1
+            else:
+                wrong[verdict.kind] += 1
+    table = {
+        kind: {
+            "right": right[kind],
+            "wrong": wrong[kind],
+            "precision": round(right[kind] / (right[kind] + wrong[kind]), 4),
+        }
+        for kind in sorted(set(right) | set(wrong))
+    }
+    chosen = [kind for kind, row in table.items() if row["right"] and row["precision"] >= MIN_FORCING_PRECISION]
+    return chosen, table
+
+
+def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | None = None) -> tuple[LocalParams, dict]:
+    """Fit every model on ``items`` (the fitted part), with ``aux`` as weak data for support / hallucination and
+    ``twins`` (twins of the fitted part's answers) beside RAGBench in the support and row models.
+
+    Returns the parameters and the cross-validated choices (aux weight, entailment threshold, forcing kinds).
     """
     shipped = LocalParams.load()
     aux = aux or []
+    twins = twins or []
     weights = _weights(items)
-    groups = np.array([f"{it['record'].dataset}:{it['record'].sample.metadata['ragbench_id']}" for it in items])
+    groups = np.array([_group(it) for it in items])
     doc_rows = [np.full(len(it["features"].document_keys), i) for i, it in enumerate(items)]
     doc_of = np.concatenate(doc_rows)
     docs = np.vstack([it["features"].documents for it in items])
@@ -293,14 +365,22 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
         of = np.concatenate([np.full(len(it["features"].response_keys), i) for i, it in rows]) if rows else []
         return x, y, np.asarray(of, dtype=int)
 
-    sup, y_uns, sup_of = support_table(items)
+    # support and row models: RAGBench and the twins, one objective for additions and changed facts
+    union = items + twins
+    weights_u = np.concatenate(
+        [weights, np.full(len(twins), TWIN_WEIGHT * weights.sum() / _subsets(items) / max(1, len(twins)))]
+    )
+    hallucinated_u = np.array([not it["record"].released_scores["adherence"] for it in union])
+    folds_u = list(GroupKFold(5).split(np.arange(len(union)), groups=np.array([_group(it) for it in union])))
+    forcing, precision_table = forcing_kinds(union)
+    sup, y_uns, sup_of = support_table(union)
     aux_sup, aux_y, _ = support_table(aux)
     aux_hallucinated = np.array([not it["record"].released_scores["adherence"] for it in aux], dtype=bool)
 
     def support_and_rows(train_rows: np.ndarray, aux_weight: float) -> Logistic:
         """Fit support on the train rows (+ aux); return it and P(unsupported) of every RAGBench sentence."""
         tr = np.isin(sup_of, train_rows)
-        x, y, w = sup[tr], y_uns[tr], weights[sup_of[tr]]
+        x, y, w = sup[tr], y_uns[tr], weights_u[sup_of[tr]]
         if aux_weight > 0 and len(aux_sup):
             w_aux = np.full(len(aux_sup), aux_weight * w.sum() / len(aux_sup))
             x, y, w = np.vstack([x, aux_sup]), np.concatenate([y, aux_y]), np.concatenate([w, w_aux])
@@ -316,26 +396,33 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
     # by Vikings on Mars" from a sentence on Paris). The contradiction detector's settings are the shipped ones.
     lexical, contra = shipped.lexical_conflicts, shipped.contradiction_threshold
     grid = [(lexical, contra, e) for e in (0.8, 0.9, 1.01)]
+    n = len(items)  # the RAGBench rows: the cross-validated choices are judged on them alone
     for aux_weight in (0.0, 0.15, 0.3) if aux else (0.0,):
         p_oof = np.zeros(len(sup))
-        for train, test in folds:
+        for train, test in folds_u:
             te = np.isin(sup_of, test)
             p_oof[te] = support_and_rows(train, aux_weight).predict(sup[te])
         for lexical, contra, entail in grid:
             trial = dataclasses.replace(
-                _PROBE, contradiction_threshold=contra, entailment_threshold=entail, lexical_conflicts=lexical
+                _PROBE,
+                contradiction_threshold=contra,
+                entailment_threshold=entail,
+                lexical_conflicts=lexical,
+                forcing_kinds=forcing,
             )
             p_adj = np.zeros(len(sup))
-            for i, it in enumerate(items):
+            for i, it in enumerate(union):
                 mask = sup_of == i
                 p_adj[mask] = nli_adjusted(
                     p_oof[mask], it["features"].nli_verdicts, trial, closest_documents(it["features"])
                 )[0]
-            rows = hallucination_rows(p_adj, sup_of, len(items))
-            p_h = np.zeros(len(items))
-            for train, test in folds:
-                p_h[test] = fit_logistic(rows[train], hallucinated[train], weights[train], c=0.3).predict(rows[test])
-            p_final = _with_contradictions(p_h, items)
+            rows = hallucination_rows(p_adj, sup_of, len(union))
+            p_h = np.zeros(len(union))
+            for train, test in folds_u:
+                p_h[test] = fit_logistic(rows[train], hallucinated_u[train], weights_u[train], c=0.3).predict(
+                    rows[test]
+                )
+            p_final = _with_contradictions(p_h, union, trial)[:n]
             score = auroc(hallucinated, p_final)
             choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
             trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
@@ -343,16 +430,19 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
     _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, p_oof, p_adj, p_final = best
     choices |= {"entailment_threshold": entailment_threshold, "lexical_conflicts": lexical_conflicts}
     choices |= {"aux_weight": aux_weight}
-    models["support"] = support_and_rows(np.arange(len(items)), aux_weight)
+    choices |= {"forcing_kinds": forcing, "conflict_precision": precision_table, "twins": len(twins)}
+    models["support"] = support_and_rows(np.arange(len(union)), aux_weight)
     params_probe = dataclasses.replace(
         _PROBE,
         contradiction_threshold=contradiction_threshold,
         entailment_threshold=entailment_threshold,
         lexical_conflicts=lexical_conflicts,
+        forcing_kinds=forcing,
     )
-    support_threshold = _best_f1_threshold(p_oof, y_uns)
-    rows = hallucination_rows(p_adj, sup_of, len(items))
-    x_h, y_h, w_h = rows, hallucinated, weights
+    ragbench_sentences = sup_of < n
+    support_threshold = _best_f1_threshold(p_oof[ragbench_sentences], y_uns[ragbench_sentences])
+    rows = hallucination_rows(p_adj, sup_of, len(union))
+    x_h, y_h, w_h = rows, hallucinated_u, weights_u
     if aux_weight > 0:
         aux_rows = []
         for it in aux:  # every aux row has a row label; only some have sentence labels
@@ -363,7 +453,8 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
         y_h = np.concatenate([hallucinated, aux_hallucinated])
         w_h = np.concatenate([weights, np.full(len(aux), aux_weight * weights.sum() / len(aux))])
     models["hallucination"] = fit_logistic(x_h, y_h, w_h, c=0.3)
-    adherence_threshold = 1.0 - _best_f1_threshold(p_final, hallucinated)
+    # the row verdict: the cut-off that is right most often, balanced by label, on the RAGBench rows (out of fold)
+    adherence_threshold = 1.0 - _best_balanced_threshold(p_final, hallucinated)
     models["question_relevance"] = fit_logistic(docs, y_rel, weights[doc_of], c=0.3, columns=QUESTION_COLUMNS)
     # context relevance threshold: best document-level F1 on the fitted part
     pq = models["question_relevance"].predict(docs)
@@ -385,18 +476,36 @@ def fit(items: list[dict], aux: list[dict] | None = None) -> tuple[LocalParams, 
         contradiction_threshold=contradiction_threshold,
         entailment_threshold=entailment_threshold,
         lexical_conflicts=lexical_conflicts,
+        forcing_kinds=forcing,
     )
     return params, choices
+
+
+def _subsets(items: list[dict]) -> int:
+    return len({it["record"].dataset for it in items})
+
+
+def _best_balanced_threshold(probabilities: np.ndarray, truth: np.ndarray) -> float:
+    """The cut-off on P(positive) with the best balanced accuracy (mean of the two labels' hit rates)."""
+    grid = np.unique(np.quantile(probabilities, np.linspace(0.02, 0.98, 97)))
+    return float(max(grid, key=lambda t: balanced_accuracy(probabilities >= t, truth)))
+
+
+def balanced_accuracy(predicted: np.ndarray, truth: np.ndarray) -> float:
+    """Mean of the hit rates on the positive and on the negative rows."""
+    predicted, truth = np.asarray(predicted, bool), np.asarray(truth, bool)
+    rates = [float((predicted[truth == label] == label).mean()) for label in (True, False) if (truth == label).any()]
+    return float(np.mean(rates))
 
 
 _PROBE = LocalParams.load()  # any parameters: only the entailment threshold is read by nli_adjusted
 
 
-def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict]) -> np.ndarray:
-    """P(hallucinated) raised to the strongest flagged contradiction (as :func:`labels_from_features` does)."""
+def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: LocalParams) -> np.ndarray:
+    """P(hallucinated) raised to the strongest forcing contradiction (as :func:`labels_from_features` does)."""
     out = p_hallucinated.copy()
     for i, it in enumerate(items):
-        strengths = [contradiction_strength(v) for v in it["features"].nli_verdicts]
+        strengths = [contradiction_strength(v, params) for v in it["features"].nli_verdicts]
         strengths = [x for x in strengths if x is not None]
         if strengths:
             out[i] = max(out[i], max(strengths))
@@ -446,11 +555,71 @@ def evaluate(items: list[dict], params: LocalParams) -> dict:
     report = {
         "local": judge_agreement(ours, adherence_key="adherence_probability").to_dict(),
         "local_boolean": judge_agreement(ours).to_dict(),
+        "verdicts": verdict_figures(items, params),
     }
     for name, records in others.items():
         if records:
             report[name] = judge_agreement(records).to_dict()
     return report
+
+
+def _sentence_verdicts(it: dict, params: LocalParams) -> tuple[dict[str, str], bool]:
+    labels, notes = labels_from_features(it["features"], params)
+    return notes["sentence_verdicts"], labels.overall_supported
+
+
+def verdict_figures(items: list[dict], params: LocalParams) -> dict:
+    """What a reader of the verdicts sees, on RAGBench rows: the row verdict's balanced accuracy (ours and GPT-3.5's
+    recorded ``gpt3_adherence`` at 0.5), and the share of the answers labelled supported with a sentence called
+    contradicted."""
+    truth, ours, gpt, gpt_truth = [], [], [], []
+    supported_contradicted = supported = 0
+    for it in items:
+        verdicts, row_supported = _sentence_verdicts(it, params)
+        label = bool(it["record"].released_scores["adherence"])
+        truth.append(label)
+        ours.append(row_supported)
+        if label:
+            supported += 1
+            supported_contradicted += "contradicted" in verdicts.values()
+        gpt3 = it["record"].other_judges.get("gpt3_adherence")
+        if gpt3 is not None:
+            gpt.append(gpt3 >= 0.5)
+            gpt_truth.append(label)
+    return {
+        "rows": len(items),
+        "row_balanced_accuracy": round(balanced_accuracy(np.array(ours), np.array(truth)), 4),
+        "gpt35_row_balanced_accuracy": round(balanced_accuracy(np.array(gpt), np.array(gpt_truth)), 4) if gpt else None,
+        "supported_answers": supported,
+        "supported_with_a_contradicted_sentence": supported_contradicted,
+    }
+
+
+def twin_figures(twins: list[dict], params: LocalParams) -> dict:
+    """On twins: per kind of edit, the contradicting twins whose edited sentence is called contradicted (and called
+    anything but supported), the faithful twins with a sentence called contradicted (or anything but supported)."""
+    table: dict = collections.defaultdict(collections.Counter)
+    for it in twins:
+        verdicts, _ = _sentence_verdicts(it, params)
+        row = table[(it["twin"], it["edit_kind"])]
+        row["n"] += 1
+        if it["twin"] == "contradicting":
+            row["contradicted"] += verdicts.get(it["edited_key"]) == "contradicted"
+            row["flagged"] += verdicts.get(it["edited_key"]) != "supported"
+        else:
+            row["contradicted"] += "contradicted" in verdicts.values()
+            row["flagged"] += any(v != "supported" for v in verdicts.values())
+    for twin in ("contradicting", "faithful"):
+        table[(twin, "all")] = sum((c for (t, _), c in table.items() if t == twin), collections.Counter())
+    return {f"{twin}:{kind}": dict(c) for (twin, kind), c in sorted(table.items())}
+
+
+def print_twins(figures: dict) -> None:
+    rows = [
+        [key, c["n"], round(c["contradicted"] / c["n"], 3), round(c["flagged"] / c["n"], 3)]
+        for key, c in figures.items()
+    ]
+    print(format_table(["held-out twins (kind)", "n", "called contradicted", "not called supported"], rows))
 
 
 def print_report(report: dict) -> None:
@@ -498,16 +667,32 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="store the parameters in the package")
     parser.add_argument("--adapter", type=Path, default=None, help="an NLI adapter folder (default: the shipped one)")
     parser.add_argument("--no-aux", action="store_true", help="leave the weak auxiliary rows out")
+    parser.add_argument("--twins", type=Path, default=TWINS, help="twins of real answers (training/make_twins.py)")
+    parser.add_argument("--no-twins", action="store_true", help="fit on RAGBench alone, as before issue 32")
     args = parser.parse_args()
     items = add_nli(featurise(args.shared, args.cache), args.cache, "ragbench", args.adapter)
     aux = [] if args.no_aux else add_nli(featurise_aux(args.shared, args.cache), args.cache, "aux", args.adapter)
+    twins = []
+    if not args.no_twins:
+        if not args.twins.exists():
+            parser.error(f"no twins at {args.twins}: run `python training/make_twins.py` (or pass --no-twins)")
+        twins = add_nli(featurise_twins(args.cache, args.twins), args.cache, "twins", args.adapter)
     fit_items = [it for it in items if it["fold"] == "fit"]
     held = [it for it in items if it["fold"] == "held"]
-    print(f"{len(fit_items)} rows fitted on, {len(held)} held out, {len(aux)} weak aux rows")
-    params, choices = fit(fit_items, aux)
+    fit_twins = [it for it in twins if it["fold"] == "fit"]
+    held_twins = [it for it in twins if it["fold"] == "held"]
+    print(
+        f"{len(fit_items)} rows fitted on, {len(held)} held out, {len(aux)} weak aux rows, "
+        f"{len(fit_twins)} twins fitted on, {len(held_twins)} held out"
+    )
+    params, choices = fit(fit_items, aux, fit_twins)
     print(f"cross-validated choices: {choices}")
     report = evaluate(held, params)
     print_report(report)
+    print(f"verdicts on the held-out rows: {report['verdicts']}")
+    if held_twins:
+        report["twins"] = twin_figures(held_twins, params)
+        print_twins(report["twins"])
     boolean = report["local_boolean"]["pooled"]["hallucination_auroc"]
     print(
         f"thresholds: support {params.support_threshold}, adherence {params.adherence_threshold}, "
