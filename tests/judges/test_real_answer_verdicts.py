@@ -183,3 +183,27 @@ def test_a_pronoun_that_stands_for_the_rival_name_clears_nothing() -> None:
     found = conflict("The capital of Canada is Toronto.", context)
     assert found is not None and found.detail == "says Toronto; 0a says Ottawa"
     assert conflict("The capital of Canada is Ottawa.", context) is None
+
+
+def test_what_a_passage_says_verbatim_is_never_contradicted() -> None:
+    """A numbered step copied from a manual, beside another step with other figures, is no conflict; the same step
+    with a figure changed still is."""
+    manual = (
+        "2. Hold the reset button for 5 seconds until the light blinks twice. "
+        "3. Hold the reset button for 15 seconds to restore the factory settings."
+    )
+    assert conflict("Hold the reset button for 15 seconds to restore the factory settings.", manual) is None
+    assert conflict("3. Hold the reset button for 5 seconds until the light blinks twice.", manual) is None
+    found = conflict("Hold the reset button for 25 seconds to restore the factory settings.", manual)
+    assert found is not None and found.kind == "number"
+
+
+def test_a_people_named_after_a_place_is_that_place() -> None:
+    context = "Iceland had 387,758 people in 2024, according to Statistics Iceland, and two-thirds live near Reykjavík."
+    assert conflict("About two-thirds of Icelanders live near Reykjavík.", context) is None
+
+
+def test_one_value_worded_as_a_bound_on_one_side_is_no_conflict() -> None:
+    """ "connects over 2.4 GHz Wi-Fi" reads "over" as "more than"; the same 2.4 GHz is no conflict."""
+    context = "The thermostat connects over 2.4 GHz Wi-Fi only; 5 GHz networks are not supported."
+    assert conflict("The thermostat only connects to 2.4 GHz Wi-Fi networks.", context) is None

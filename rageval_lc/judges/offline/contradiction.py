@@ -59,6 +59,7 @@ __all__ = [
     "frame_words",
     "keys_label",
     "nli_conflict",
+    "said_verbatim",
     "stating_sentence",
 ]
 
@@ -340,7 +341,11 @@ def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[li
     """(the sentence's names the document text lacks, the document text's names the sentence lacks); ``context``:
     text whose names a pronoun of the document text may stand for."""
     meant = names(context) if context else []
-    new = [n for n in said.names if not same_name(n, [*there.names, *meant], there.text)]
+    new = [
+        n
+        for n in said.names
+        if not same_name(n, [*there.names, *meant], there.text) and not _demonym(n, [*there.names, *meant])
+    ]
     lower = set(re.findall(r"\b[a-z][\w'’-]*", f"{said.text} {there.text}"))
     old = [
         n
@@ -348,6 +353,16 @@ def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[li
         if not same_name(n, list(said.names), said.text) and not (len(n.split()) == 1 and n.lower() in lower)
     ]
     return new, old
+
+
+def _demonym(name: str, there: Sequence[str]) -> bool:
+    """Whether a one-word name is a people or language named after a place the text names ("Icelanders" for
+    Iceland, "Canadians" for Canada, "Japanese" for Japan)."""
+    if " " in name or len(name) < 5:
+        return False
+    low = name.lower()
+    places = {w.lower() for n in there for w in n.split() if len(w) >= 4}
+    return any(low != p and low.startswith(p[:-1]) and len(low) - len(p) <= 4 for p in places)
 
 
 def _meant_found(said: _Slots, there: _Slots, context: str = "") -> bool:
@@ -498,7 +513,13 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
     same_subject = not new_n and meant and focus >= MIN_FIGURE_FOCUS  # another entity's number is no conflict
     new_q, old_q = _unmatched_quantities(said, there) if same_subject else ([], [])
     for q in new_q:
-        rivals = [e for e in old_q if _family(e) == _family(q) and bool(_scope(e)) == bool(_scope(q))]
+        rivals = [
+            e
+            for e in old_q
+            if _family(e) == _family(q)
+            and bool(_scope(e)) == bool(_scope(q))
+            and not (e.value == q.value and e.dimension == q.dimension)  # one value, worded as a bound on one side
+        ]
         if rivals:
             e = _closest(q, rivals)
             kind = "unit" if _number_part(q) == _number_part(e) else "number"
@@ -725,6 +746,8 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
     if len(clauses) > 1:
         return next((c for c in (find_conflict(c, units, previous) for c in clauses) if c is not None), None)
     documents = " ".join(u.text for u in units if u.kind == "sentence")
+    if said_verbatim(sentence, units):
+        return None
     said = _slots(sentence, documents)
     said = _with_previous(said, sentence, previous, documents)
     if not (said.quantities or said.dates or said.names or said.comparisons or frame_words(said.text)):
@@ -767,6 +790,42 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
         if _unmatched_quantities(said, found_somewhere)[0] or _unmatched_dates(said, found_somewhere)[0]:
             return conflict
     return None
+
+
+_LIST_MARK = re.compile(r"^\s*(?:(?:step\s+)?\d{1,2}[.):]|[-•*])\s+", re.I)
+
+
+def _plain_words(text: str) -> str:
+    """A text as a run of lower-case words and numbers: list marks, punctuation and spacing gone."""
+    text = _LIST_MARK.sub("", text.replace("’", "'"))
+    return " ".join(re.findall(r"[a-z0-9]+(?:['.,][a-z0-9]+)*", text.lower()))
+
+
+def _document(key: str) -> str:
+    """The document a sentence key belongs to: "12" for "12c"."""
+    return key.rstrip("abcdefghijklmnopqrstuvwxyz")
+
+
+def _unit(text: str) -> EvidenceUnit:
+    return EvidenceUnit((), text, "window")
+
+
+def said_verbatim(sentence: str, units: Sequence[EvidenceUnit]) -> bool:
+    """Whether a document text holds the sentence word for word (list marks, case and punctuation aside): what a
+    passage says verbatim is never contradicted by it. The slot checks then find no conflict at all, as for a
+    sentence a document sentence states; the NLI model's reading of another passage may still contradict it.
+
+    Example:
+        >>> units = evidence_units([[("0a", "3. Press and hold the power button for 10 seconds, then release it.")]])
+        >>> said_verbatim("Press and hold the power button for 10 seconds.", units)
+        True
+        >>> said_verbatim("Press and hold the power button for 15 seconds.", units)
+        False
+    """
+    words = _plain_words(sentence)
+    if len(words.split()) < _MIN_CLAUSE_WORDS:
+        return False
+    return any(f" {words} " in f" {_plain_words(u.text)} " for u in units if u.kind != "passage")
 
 
 def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str | None = None) -> tuple[str, ...]:
@@ -815,6 +874,8 @@ def nli_conflict(
         threshold: the contradiction probability needed.
         min_alignment: the share of the sentence's frame words the premise must hold.
     """
+    # what a passage says verbatim it does not contradict (another passage may: documents can disagree)
+    holding = {_document(k) for keys, premise in candidates for k in keys if said_verbatim(sentence, [_unit(premise)])}
     said = _slots(sentence)
     frame = frame_words(said.text, said.names)
     best: tuple[float, tuple[str, ...]] | None = None
@@ -822,6 +883,8 @@ def nli_conflict(
     for (keys, premise), p in zip(candidates, probabilities, strict=True):
         entail, contra = float(p[0]), float(p[2])
         if contra < threshold or contra <= entail or alignment(frame, premise) < min_alignment:
+            continue
+        if any(_document(k) in holding for k in keys):
             continue
         if best is None or contra > best[0]:
             best = (contra, keys)
