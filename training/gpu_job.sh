@@ -2,7 +2,8 @@
 # The GPU job of issue 22: train the offline judge's NLI model fully on a lent GPU, evaluate it held out, then
 # time the offline judge there. One command, well inside a 10-minute device call:
 #
-#   here:   python training/pack_gpu_job.py          (writes .gpu/, ~60 MiB: base fp16, NLI data, wheels, rows)
+#   here:   python training/pack_gpu_job.py          (writes .gpu/, ~60 MiB: base fp16, NLI data, wheels, rows,
+#           and the twins' NLI pairs when training/twin_pairs.py has written .cache/twins/nli/)
 #   device: bash training/gpu_job.sh                  (run with carry [".gpu"]; results in $OUT)
 #
 # On a CPU it runs the same steps on a tiny slice (what tests/test_train_nli.py does):
@@ -21,9 +22,11 @@ else
   TRAIN=(--epochs ${GPU_JOB_EPOCHS:-7} --batch-size 128 --lr 1e-4 --curve-every 500 --curve-pairs 2000 --export-rank 96 --threads 8 --max-minutes ${GPU_JOB_MINUTES:-6})
   BENCH=(--rows 600)
 fi
+TWINS=()  # the twins' pairs, where packed: twins_fit trains (twice), twins_held is evaluated
+if [ -d "$PACK/twins" ]; then TWINS=(--twins "$PACK/twins"); fi
 WORK=$(mktemp -d)  # a fresh run: no checkpoint or curve of an earlier one
 "$PY" training/train_nli.py --full --data "$PACK/nli" --out "$OUT/nli" --work "$WORK" \
-  --log-every 100 --checkpoint-every 1000 "${TRAIN[@]}" 2>&1 | tee "$OUT/train.log"
+  --log-every 100 --checkpoint-every 1000 "${TRAIN[@]}" ${TWINS[@]+"${TWINS[@]}"} 2>&1 | tee "$OUT/train.log"
 cp "$WORK/curve_stage1.jsonl" "$OUT/curve.jsonl"
 [ "${GPU_JOB_BENCH:-1}" = 0 ] || "$PY" benchmarks/offline_judge_device.py "${BENCH[@]}" 2>&1 | tee "$OUT/device_benchmark.log"
 ls -la "$OUT" "$OUT/nli"

@@ -2,11 +2,14 @@
 
 Nothing outside the repository reaches the device machine, so the folder holds: the packaged MiniLM in float16
 (``base/``, ~45 MB: the 88 MB float32 copy is over the carry limit), the NLI sources ``train_nli.py`` reads
-(``nli/``), the first rows of four RAGBench validation files for the device benchmark (``shared/data/ragbench``),
-and wheels of the few pure-Python packages the machine's image lacks (``wheels/``: pydantic and its needs).
+(``nli/``), the twins' NLI pairs when ``training/twin_pairs.py`` has written them (``twins/``, under 1 MB;
+``gpu_job.sh`` then trains with ``--twins``), the first rows of four RAGBench validation files for the device
+benchmark (``shared/data/ragbench``), and wheels of the few pure-Python packages the machine's image lacks
+(``wheels/``: pydantic and its needs).
 
     python training/pack_gpu_job.py                    # writes .gpu/ (ignored by git)
     python training/pack_gpu_job.py --no-wheels --out /tmp/gpu --rows 8   # what the tests do (no network)
+    python training/pack_gpu_job.py --no-twins         # without the twins, even where .cache/twins/nli exists
 
 Then, on the device machine (``carry: [".gpu"]``): ``bash training/gpu_job.sh``.
 """
@@ -41,8 +44,8 @@ def pack_base(out: Path) -> None:
     save_file({k: v.to(torch.float16).contiguous() for k, v in weights.items()}, str(out / "model.safetensors"))
 
 
-def pack(out: Path, data: Path, shared: Path, rows: int, wheels: bool) -> int:
-    from train_nli import HELD_OUT_SOURCES, TRAIN_SOURCES
+def pack(out: Path, data: Path, shared: Path, rows: int, wheels: bool, twins: Path | None = None) -> int:
+    from train_nli import HELD_OUT_SOURCES, TRAIN_SOURCES, TWIN_SOURCES
 
     if out.exists():
         shutil.rmtree(out)
@@ -51,6 +54,13 @@ def pack(out: Path, data: Path, shared: Path, rows: int, wheels: bool) -> int:
     (out / "nli").mkdir()
     for source in [*TRAIN_SOURCES, *HELD_OUT_SOURCES]:
         shutil.copy(data / f"{source}.jsonl.gz", out / "nli" / f"{source}.jsonl.gz")
+    if twins is not None and all((twins / name).exists() for name in TWIN_SOURCES.values()):
+        (out / "twins").mkdir()
+        for name in TWIN_SOURCES.values():
+            shutil.copy(twins / name, out / "twins" / name)
+        print(f"twins' NLI pairs packed from {twins}")
+    elif twins is not None:
+        print(f"no twins' NLI pairs in {twins} (training/twin_pairs.py writes them): packed without")
     ragbench = out / "shared" / "data" / "ragbench"
     ragbench.mkdir(parents=True)
     for name in RAGBENCH_FILES:
@@ -94,8 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--rows", type=int, default=150, help="RAGBench rows per file for the device benchmark")
     parser.add_argument("--no-wheels", dest="wheels", action="store_false", help="skip the wheels (no network)")
+    parser.add_argument(
+        "--twins", type=Path, default=ROOT / ".cache" / "twins" / "nli", help="training/twin_pairs.py's folder"
+    )
+    parser.add_argument("--no-twins", dest="twins", action="store_const", const=None, help="pack no twins")
     args = parser.parse_args(argv)
-    return pack(args.out, args.data, args.shared, args.rows, args.wheels)
+    return pack(args.out, args.data, args.shared, args.rows, args.wheels, args.twins)
 
 
 if __name__ == "__main__":

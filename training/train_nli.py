@@ -25,7 +25,28 @@ A quick run on a tiny slice (what the tests do)::
 
     python training/train_nli.py --data ../shared/data/nli --out /tmp/nli --limit 64 --eval-limit 32 --edits 32
 
-Interrupted runs resume from ``<work>/checkpoint.pt`` with ``--resume``.
+Twins of real answers (issue 32, item 3): ``--twins DIR`` adds the NLI pairs ``training/twin_pairs.py`` writes
+from ``training/make_twins.py``'s twins (premise: a twin's evidence sentences with their neighbours, up to ~120
+words; hypothesis: the changed sentence, or the original one) to stage one: ``twins_fit`` (the twins' fit and
+aux folds) trains, repeated ``--twins-repeat`` times (default 2), and ``twins_held`` (the held fold) is evaluated
+with the other held-out sources (``metrics.json``: 3-way accuracy, gold being entailment or contradiction, and
+contradiction AUROC, plus the accuracy per twin kind). A ``twins_fit`` pair whose hypothesis is also a
+``twins_held`` hypothesis is dropped. Without ``--twins`` nothing changes::
+
+    python training/make_twins.py && python training/twin_pairs.py     # .cache/twins/nli/ (about a minute)
+    python training/train_nli.py --twins .cache/twins/nli --out .cache/nli_twins
+
+On the CPU, in the background: the shipped model's recipe (``training/gpu_job.sh``: full fine-tuning, 7 epochs of
+batches of 128, learning rate 1e-4, exported at rank 96) with the twins, checkpointed every 100 steps; each run
+stops after ``--max-minutes`` (checkpointing where it stops, then exporting and evaluating what it has), and the
+same line run again goes on from the checkpoint (``--resume``) until all steps are done. The result lands in
+``.cache/nli_cpu/out`` (not the shipped folder: compare its ``metrics.json`` first)::
+
+    nohup python training/train_nli.py --full --twins .cache/twins/nli --epochs 7 --batch-size 128 --lr 1e-4 \
+        --export-rank 96 --threads 2 --work .cache/nli_cpu --out .cache/nli_cpu/out --resume \
+        --checkpoint-every 100 --max-minutes 480 --log-every 20 >> .cache/nli_cpu.log 2>&1 &
+
+Interrupted runs resume from ``<work>/checkpoint_<stage>.pt`` with ``--resume``.
 """
 
 from __future__ import annotations
@@ -76,7 +97,9 @@ LICENCES = {
     "fever_nli": "CC BY-SA 3.0 (FEVER / Wikipedia)",
     "covidfact": "none stated in the source repository",
     "climate_fever": "none stated in the source repository (evidence: Wikipedia, CC BY-SA)",
+    "twins": "derived from RAGBench (CC BY 4.0) and WiCE (ODC-BY 1.0; claims from Wikipedia, CC BY-SA)",
 }
+TWIN_SOURCES = {"twins_fit": "twins_fit.jsonl.gz", "twins_held": "twins_held.jsonl.gz"}
 
 
 def read_source(data: Path, name: str) -> list[dict]:
@@ -112,6 +135,18 @@ def load_splits(data: Path) -> tuple[list[dict], list[dict]]:
     return train, test
 
 
+def load_twins(folder: Path) -> tuple[list[dict], list[dict]]:
+    """(``twins_fit`` pairs, ``twins_held`` pairs) of ``training/twin_pairs.py``'s folder; a fit pair whose
+    hypothesis is also a held one is dropped (the twins keep their originals' folds, so this is a guard)."""
+    rows = {}
+    for source, name in TWIN_SOURCES.items():
+        with gzip.open(folder / name, "rt", encoding="utf-8") as fh:
+            rows[source] = [json.loads(line) | {"source": source} for line in fh]
+    held_claims = {r["hypothesis"] for r in rows["twins_held"]}
+    fit = [r for r in rows["twins_fit"] if r["hypothesis"] not in held_claims]
+    return fit, rows["twins_held"]
+
+
 def batches(encoded: list[list[int]], batch_size: int, rng: random.Random) -> list[list[int]]:
     """Indices grouped into batches of similar length (little padding), in a shuffled order."""
     order = list(range(len(encoded)))
@@ -139,17 +174,33 @@ def stage_two_rows(train_rows: list[dict], args: argparse.Namespace) -> list[dic
     return rows
 
 
-def train(args: argparse.Namespace) -> None:
-    """Stage one (the NLI pairs), then stage two (minimal edits + replay) from stage one's weights."""
+def stage_one_rows(args: argparse.Namespace) -> tuple[list[dict], dict | None]:
+    """Stage one's pairs, shuffled by ``--seed`` and cut to ``--limit``: the NLI training split and, with
+    ``--twins``, each ``twins_fit`` pair ``--twins-repeat`` times; and what was added of the twins (or None)."""
     rng = random.Random(args.seed)
     train_rows, _ = load_splits(Path(args.data))
+    twins = None
+    if args.twins:
+        fit, _ = load_twins(Path(args.twins))
+        twins = {"fit_pairs": len(fit), "repeat": args.twins_repeat}
+        print(f"twins: {len(fit):,} pairs x {args.twins_repeat} added to {len(train_rows):,} NLI pairs", flush=True)
+        train_rows += [dict(r) for _ in range(args.twins_repeat) for r in fit]
     rng.shuffle(train_rows)
     if args.limit:
         train_rows = train_rows[: args.limit]
+    return train_rows, twins
+
+
+def train(args: argparse.Namespace) -> None:
+    """Stage one (the NLI pairs), then stage two (minimal edits + replay) from stage one's weights."""
+    train_rows, twins = stage_one_rows(args)
     work = Path(args.work)
     stage_one = Path(args.stage_one) if args.stage_one else work / "stage1"
     if not args.stage_one:
         info = train_stage(args, train_rows, stage_one, init=None, lr=args.lr, epochs=args.epochs, tag="stage1")
+        if twins:
+            info["twins"] = twins
+            (stage_one / "training.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     else:
         info = json.loads((stage_one / "training.json").read_text(encoding="utf-8"))
         info.pop("stage_two", None)
@@ -269,14 +320,14 @@ def train_stage(
         if step % args.log_every == 0 or step == total:
             elapsed = time.perf_counter() - started
             print(f"{tag} step {step}/{total} loss {running:.3f} {elapsed / 60:.1f} min", flush=True)
-        if step % args.checkpoint_every == 0 and step < total:
+        stop = args.max_minutes and time.perf_counter() - started > 60 * args.max_minutes
+        if (step % args.checkpoint_every == 0 or stop) and step < total:  # a stopped run goes on from here
             names = {n for n, p in model.named_parameters() if p.requires_grad}
             trainable = {k: v for k, v in model.state_dict().items() if k in names or "modules_to_save" in k}
             state = {"model": trainable, "optimizer": optimizer.state_dict()}
             state |= {"scheduler": scheduler.state_dict(), "step": step}
             torch.save(state, checkpoint.with_suffix(".tmp"))
             checkpoint.with_suffix(".tmp").replace(checkpoint)
-        stop = args.max_minutes and time.perf_counter() - started > 60 * args.max_minutes
         if args.curve_every and (step % args.curve_every == 0 or step == total or stop):
             _curve_point(
                 args, model, tokenizer, step, total, time.perf_counter() - started, work / f"curve_{tag}.jsonl"
@@ -431,6 +482,8 @@ def evaluate(args: argparse.Namespace) -> dict:
 
     torch.set_num_threads(args.threads)
     _, test_rows = load_splits(Path(args.data))
+    if args.twins:
+        test_rows += load_twins(Path(args.twins))[1]
     by_source: dict[str, list[dict]] = {}
     for row in test_rows:
         by_source.setdefault(row["source"], []).append(row)
@@ -442,7 +495,7 @@ def evaluate(args: argparse.Namespace) -> dict:
         p = model.predict([(r["premise"], r["hypothesis"]) for r in rows])
         gold = np.array([LABELS.index(r["label"]) for r in rows])
         pred = p.argmax(1)
-        three_way = set(gold.tolist()) >= {0, 1, 2}
+        three_way = set(gold.tolist()) >= {0, 1, 2} or source == "twins_held"  # gold: two labels; predicted: 3
         is_con = gold == 2
         results[source] = {
             "pairs": len(rows),
@@ -452,6 +505,12 @@ def evaluate(args: argparse.Namespace) -> dict:
             "contradiction_auroc": _rounded(auroc(is_con.tolist(), p[:, 2].tolist())),
             "entailment_auroc": _rounded(auroc((gold == 0).tolist(), p[:, 0].tolist())),
         }
+        if "kind" in rows[0]:  # the twins: 3-way accuracy per kind ("original": the unchanged sentences)
+            kinds = np.array([r["kind"] for r in rows])
+            results[source]["accuracy_by_kind"] = {
+                k: {"pairs": int((kinds == k).sum()), "accuracy": round(float((pred == gold)[kinds == k].mean()), 4)}
+                for k in sorted(set(kinds.tolist()))
+            }
         print(source, results[source], flush=True)
     (Path(args.out) / "metrics.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return results
@@ -494,14 +553,14 @@ and TaxiNLI (its own data agreement).
 | source | pairs | licence (as stated by the source) |
 |---|---:|---|
 {chr(10).join(rows)}
-
+{_twins_text(info)}
 ## Held-out figures
 
 Never trained on: all of SNLI test, MNLI dev-matched, CAD-SNLI test and HealthVer test; 15 % of Breaking NLI,
 FEVER, COVID-Fact and Climate-FEVER (split by a hash of the premise / claim, so no premise or claim is on both
 sides). Pairs whose premise and hypothesis also occur in a held-out set were removed from training.
-Accuracy is 3-way (only where the source has all three labels); contradiction recall / precision take the
-arg-max label; AUROC ranks by P(contradiction).
+Accuracy is 3-way (only where the source has all three labels{_twins_held_text(metrics)}); contradiction recall /
+precision take the arg-max label; AUROC ranks by P(contradiction).
 
 | held-out source | pairs | 3-way accuracy | contradiction recall | contradiction precision | contradiction AUROC |
 |---|---:|---:|---:|---:|---:|
@@ -515,6 +574,29 @@ facts spread across a document, and it knows nothing beyond the text it is given
 costly, use an LLM judge.
 """
     (out / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+
+
+def _twins_text(info: dict) -> str:
+    """Where the twins' pairs come from (``--twins``)."""
+    twins = info.get("twins")
+    if not twins:
+        return ""
+    return f"""
+`twins_fit`: {twins["fit_pairs"]:,} pairs made from twins of real answers (`training/make_twins.py`, then
+`training/twin_pairs.py`), each seen {twins["repeat"]} times: a sentence of a RAGBench or WiCE answer with one fact
+changed (contradiction) or restated (entailment), and the original sentence (entailment), against its evidence
+sentences with up to one neighbouring sentence on each side (about 120 words at most), so that trailing clauses and
+distractor sentences stand in the premise. The twins of held-out RAGBench questions are `twins_held` below.
+"""
+
+
+def _twins_held_text(metrics: dict) -> str:
+    if "twins_held" not in metrics:
+        return ""
+    return (
+        ", and on `twins_held`, the held fold of the twins of real answers, whose gold label is entailment or"
+        " contradiction while the prediction is 3-way"
+    )
 
 
 def _full_text(info: dict) -> str:
@@ -578,6 +660,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage-two-lr", type=float, default=3e-4)
     parser.add_argument("--stage-one", help="an existing stage-one adapter folder: skip stage one, start from it")
     parser.add_argument("--eval-only", action="store_true")
+    parser.add_argument("--twins", help="training/twin_pairs.py's folder: twins_fit trains, twins_held is evaluated")
+    parser.add_argument("--twins-repeat", type=int, default=2, help="--twins: times each twins_fit pair is seen")
     args = parser.parse_args(argv)
     if not args.eval_only:
         train(args)
