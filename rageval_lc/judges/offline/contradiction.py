@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from rageval_lc.judges.offline.slots import (
     ANTONYMS,
+    COMMON_STARTS,
     MONTHS,
     NEGATIONS,
     UNITS,
@@ -350,9 +351,27 @@ def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[li
     old = [
         n
         for n in there.names
-        if not same_name(n, list(said.names), said.text) and not (len(n.split()) == 1 and n.lower() in lower)
+        if not same_name(n, list(said.names), said.text)
+        and not (len(n.split()) == 1 and n.lower() in lower)
+        and _could_be_rival(n)
     ]
     return new, old
+
+
+_ADJECTIVAL = re.compile(r"(?:ian|ean|ican|ese|ish)$", re.I)
+
+
+def _could_be_rival(name: str) -> bool:
+    """Whether a capitalised run can stand for another filler of a name's role: not a menu path or heading of many
+    words ("Settings Picture Expert Settings"), not shouted text ("DO NOT"), not an opening word ("To",
+    "Cancelling"), not an adjective of nationality ("Australian", "South Korean")."""
+    words = name.split()
+    if len(words) > 3 or (len(words) > 1 and any(w.isupper() and len(w) > 1 for w in words)):
+        return False
+    first = words[0].lower()
+    if first in COMMON_STARTS or first in _FRAME_STOP or first.endswith("ing"):
+        return False
+    return not _ADJECTIVAL.search(words[-1])
 
 
 def _demonym(name: str, there: Sequence[str]) -> bool:
@@ -728,6 +747,27 @@ def _named_elsewhere(said: _Slots, frame: set[str], unit: EvidenceUnit, units: S
     return False
 
 
+def _figures_stated_elsewhere(
+    said: _Slots, frame: set[str], unit: EvidenceUnit, aligned: Sequence[EvidenceUnit]
+) -> bool:
+    """Whether another single statement, as aligned, gives every number and date of the sentence and names what
+    it names: the sentence then restates that one ("$50" from one seller's passage, "$60" in another's), and the
+    figure it differs from belongs to another statement."""
+    for other in aligned:
+        if other.kind not in _SINGLE or other.keys == unit.keys:
+            continue
+        there = _slots(other.text)
+        if (
+            not _unmatched_quantities(said, there)[0]
+            and not _unmatched_dates(said, there)[0]
+            and not _unmatched_names(said, there, other.context)[0]
+            and _meant_found(said, there, other.context)
+            and (said.quantities or said.dates)
+        ):
+            return True
+    return False
+
+
 def _name_alignment(said: _Slots, text: str) -> float:
     """For a sentence of names alone ("Mount Kilimanjaro is in Kenya"): 1 when all but one of its names are in
     ``text``, else 0."""
@@ -775,7 +815,10 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
             continue
         if conflict.kind == "name" and _named_elsewhere(said, frame, unit, units):
             continue
-        if unit.kind == "sentence" or conflict.kind not in ("number", "unit", "date"):
+        figure = conflict.kind in ("number", "unit", "date")
+        if figure and _figures_stated_elsewhere(said, frame, unit, aligned):
+            continue  # another statement of the same thing gives the sentence's figures: passages may differ
+        if unit.kind == "sentence" or not figure:
             return conflict
         if found_somewhere is None:  # every number and date any aligned text holds
             texts = [_slots(u.text) for u in aligned]
