@@ -669,6 +669,10 @@ def main() -> None:
     parser.add_argument("--no-aux", action="store_true", help="leave the weak auxiliary rows out")
     parser.add_argument("--twins", type=Path, default=TWINS, help="twins of real answers (training/make_twins.py)")
     parser.add_argument("--no-twins", action="store_true", help="fit on RAGBench alone, as before issue 32")
+    parser.add_argument(
+        "--params-out", type=Path, help="also write the fitted parameters here (a candidate to inspect)"
+    )
+    parser.add_argument("--report-out", type=Path, help="write the held-out figures here as JSON")
     args = parser.parse_args()
     items = add_nli(featurise(args.shared, args.cache), args.cache, "ragbench", args.adapter)
     aux = [] if args.no_aux else add_nli(featurise_aux(args.shared, args.cache), args.cache, "aux", args.adapter)
@@ -699,6 +703,10 @@ def main() -> None:
         f"context {params.context_relevant_threshold}, contradiction {params.contradiction_threshold}; "
         f"boolean-adherence AUROC pooled {boolean:.3f}"
     )
+    if args.report_out:
+        args.report_out.write_text(json.dumps({"choices": choices, "report": report}, indent=1, default=str))
+    if args.params_out:
+        args.params_out.write_text(params.to_json() + "\n", encoding="utf-8")
     if args.write:
         adapter = args.adapter or shipped_adapter_path()
         metadata = {
