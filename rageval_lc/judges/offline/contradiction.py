@@ -358,6 +358,7 @@ def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[li
     return new, old
 
 
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in case|otherwise)\b", re.I)
 _ADJECTIVAL = re.compile(r"(?:ian|ean|ican|ese|ish)$", re.I)
 
 
@@ -572,7 +573,11 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
         return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
     aligned = alignment(frame - _VERDICT_WORDS, unit.text) >= MIN_NEGATION_ALIGNMENT
     if aligned and focus >= MIN_NEGATION_FOCUS and unit.kind in _SINGLE and not new_q and not new_d and not new_n:
-        flipped = _negation_flip(said, there, frame)
+        flipped = (
+            None
+            if _CONDITIONAL.search(unit.text) or _CONDITIONAL.search(said.text)
+            else _negation_flip(said, there, frame)
+        )  # "if the picture is not correct, ..." states a condition, not that it is not correct
         if flipped:
             side, word = flipped
             detail = _negation_detail(said.text, unit.text, word, side, where)

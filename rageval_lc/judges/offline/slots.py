@@ -607,6 +607,12 @@ _ANTONYM_PAIRS = (
 ANTONYMS = {b: a for a, b in (p.split() for p in _ANTONYM_PAIRS)}
 
 
+_NEGATION_SKIP = _STOP | frozenset(
+    "longer yet always even just really necessarily ever currently usually generally often quite fully".split()
+)
+_LABEL_NEGATION = re.compile(r"(?<=\w[\s,;:])(?:Not|No)\s+[A-Z][a-z]+")
+
+
 def negated_words(text: str) -> set[str]:
     """Stems of the words within two words after a negation ("not recommended", "never been approved"), and of
     the word an antonym negates ("closed": not "open").
@@ -615,11 +621,14 @@ def negated_words(text: str) -> set[str]:
         >>> sorted(negated_words("It is not recommended and closed on Mondays."))
         ['open', 'recommend']
     """
+    text = _LABEL_NEGATION.sub(" ", text)  # "Not Set", "No Signal": a label shown on a screen, not a statement
     tokens = re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower().replace("’", "'"))
     out = set()
     for i, token in enumerate(tokens):
         if token in NEGATIONS or token.endswith("n't"):
-            out.update(stem(t) for t in tokens[i + 1 : i + 3] if t not in _STOP)
+            # the word the negation bears on: the first after it but auxiliaries and adverbs ("not be given",
+            # "no longer receive"); "do not want apps" negates wanting, not apps
+            out.update(stem(t) for t in [t for t in tokens[i + 1 : i + 4] if t not in _NEGATION_SKIP][:1])
         elif token in ANTONYMS:
             out.add(stem(ANTONYMS[token]))
     return out
