@@ -1,0 +1,117 @@
+"""The shipped offline judge's verdicts on the held-out RAGBench rows, as a reader sees them.
+
+Judges every held-out row (the calibration's split, ``benchmarks/ragbench_folds.py``) with the judge as shipped —
+no fitting, no feature cache — and reports what issue 32 asks of the verdicts:
+
+* hallucination AUROC of 1 − ``adherence_probability``, pooled and per sub-dataset;
+* the row verdict (adherence 0/1) right, balanced by label, beside GPT-3.5's recorded ``gpt3_adherence`` (at 0.5);
+* of the answers labelled fully supported, how many have a sentence called contradicted (and by which kind).
+
+    python benchmarks/heldout_verdicts.py [--shared ../shared] [--rows N] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from ragbench_folds import fold_of  # noqa: E402
+
+from rageval_lc.datasets.ragbench import load_ragbench  # noqa: E402
+from rageval_lc.judges.offline.judge import LocalJudge  # noqa: E402
+from rageval_lc.metrics.agreement import auroc  # noqa: E402
+
+
+def balanced_accuracy(predicted: list[bool], truth: list[bool]) -> float | None:
+    """Mean of the hit rates on the rows of each label."""
+    rates = []
+    for label in (True, False):
+        rows = [p for p, t in zip(predicted, truth, strict=True) if t == label]
+        if rows:
+            rates.append(sum(p == label for p in rows) / len(rows))
+    return sum(rates) / len(rates) if rates else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument("--rows", type=int, default=0, help="at most this many held-out rows (0: all)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    records = []
+    for file in sorted((args.shared / "data" / "ragbench").glob("*.jsonl")):
+        for record in load_ragbench(file):
+            meta = record.sample.metadata
+            if fold_of(meta["dataset_name"], record.dataset, meta["ragbench_id"]) == "held":
+                records.append(record)
+    if args.rows:
+        records = records[: args.rows]
+    judge = LocalJudge()
+    start = time.time()
+    rows = []
+    for chunk in range(0, len(records), 64):
+        part = records[chunk : chunk + 64]
+        judge.prepare([r.sample for r in part])
+        for record in part:
+            result = judge.trace_labels(record.sample)
+            notes = result.notes
+            kinds = [c["kind"] for c in notes.get("contradictions", [])]
+            rows.append(
+                {
+                    "subset": record.dataset,
+                    "supported": bool(record.released_scores["adherence"]),
+                    "probability": notes["adherence_probability"],
+                    "verdict": result.value.overall_supported,
+                    "contradicted_kinds": kinds,
+                    "gpt3": record.other_judges.get("gpt3_adherence"),
+                }
+            )
+        print(f"  judged {len(rows)} of {len(records)} rows in {time.time() - start:.0f}s", flush=True)
+    report: dict = {"rows": len(rows), "wall_s": round(time.time() - start, 1), "subsets": {}}
+    groups = collections.defaultdict(list)
+    for row in rows:
+        groups[row["subset"]].append(row)
+        groups["all"].append(row)
+    for name, group in sorted(groups.items()):
+        truth = [not r["supported"] for r in group]
+        report["subsets"][name] = {
+            "rows": len(group),
+            "hallucination_auroc": auroc(truth, [1 - r["probability"] for r in group]),
+            "row_balanced_accuracy": balanced_accuracy([r["verdict"] for r in group], [r["supported"] for r in group]),
+        }
+    supported = [r for r in rows if r["supported"]]
+    flagged = [r for r in supported if r["contradicted_kinds"]]
+    gpt = [r for r in rows if r["gpt3"] is not None]
+    report["supported_answers"] = len(supported)
+    report["supported_with_a_contradicted_sentence"] = len(flagged)
+    report["their_kinds"] = collections.Counter(k for r in flagged for k in r["contradicted_kinds"])
+    report["gpt35_rows"] = len(gpt)
+    report["gpt35_row_balanced_accuracy"] = balanced_accuracy(
+        [r["gpt3"] >= 0.5 for r in gpt], [r["supported"] for r in gpt]
+    )
+    report["ours_on_gpt35_rows"] = balanced_accuracy([r["verdict"] for r in gpt], [r["supported"] for r in gpt])
+    for name, figures in report["subsets"].items():
+        print(f"{name:<12} {figures['rows']:>4} rows  AUROC {figures['hallucination_auroc']:.3f}  "
+              f"row verdict balanced accuracy {figures['row_balanced_accuracy']:.3f}")  # fmt: skip
+    share = len(flagged) / max(1, len(supported))
+    print(f"supported answers with a sentence called contradicted: {len(flagged)} of {len(supported)} ({share:.3f}); "
+          f"kinds {dict(report['their_kinds'])}")  # fmt: skip
+    ours, theirs = report["ours_on_gpt35_rows"], report["gpt35_row_balanced_accuracy"]
+    print(f"row verdict balanced accuracy on the {len(gpt)} rows with GPT-3.5's: ours {ours:.3f}, GPT-3.5 {theirs:.3f}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
