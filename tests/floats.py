@@ -18,6 +18,15 @@ from typing import Any
 #: seventh decimal, a real change moves far more.
 ABS = 1e-5
 
+#: The tolerance for a model's probability computed in worker processes against one process: torch on one core per
+#: worker sums in another order than on two (seen: adherence_probability 0.698347 vs 0.698340).
+WORKERS_ABS = 1e-4
+
+#: The tolerance for two paths through the same numpy operations on the same numbers (the bootstrap's resamples in
+#: blocks against all at once, or written out again in a test): only the order of a sum may differ, which moves the
+#: last bits; a wider tolerance could hide a resample dropped at a block's edge (it moves an interval by ~1e-6).
+SAME_DRAWS_ABS = 1e-12
+
 
 def _plain(value: Any) -> Any:
     """A pydantic model or a dataclass as its fields, a numpy array as a list; anything else as it is."""
@@ -80,7 +89,7 @@ def close_structure_differences(got: Any, expected: Any, *, abs: float = ABS, wh
     return []
 
 
-def assert_close_structure(got: Any, expected: Any, *, abs: float = ABS) -> None:
+def assert_close_structure(got: Any, expected: Any, *, abs: float = ABS, where: str = "") -> None:
     """Assert ``got`` is ``expected``: floats within ``abs``, everything else exactly (dicts, lists and tuples
     walked; pydantic models and dataclasses by their fields).
 
@@ -89,7 +98,7 @@ def assert_close_structure(got: Any, expected: Any, *, abs: float = ABS) -> None
     Traceback (most recent call last):
     AssertionError: [rag-neg-01][0]: 'undetermined' != 'ok'
     """
-    differences = close_structure_differences(got, expected, abs=abs)
+    differences = close_structure_differences(got, expected, abs=abs, where=where)
     if differences:
         raise AssertionError("\n".join(differences))
 
