@@ -123,10 +123,8 @@ def suite_comparisons() -> list[tuple[str, int, str]]:
 def test_no_test_compares_a_computed_float_exactly() -> None:
     """A flagged comparison is either given a tolerance (tests.floats) or its test is listed in :data:`ALLOWED`,
     with the reason its arithmetic is exact."""
-    found = [f"{where}:{line}: {what}" for where, line, what in suite_comparisons() if where not in ALLOWED]
-    assert found == [], "compare these with a tolerance (tests/floats.py) or allow them with a reason:\n" + "\n".join(
-        found
-    )
+    found = "\n".join(f"{where}:{line}: {what}" for where, line, what in suite_comparisons() if where not in ALLOWED)
+    assert not found, f"compare these with a tolerance (tests/floats.py) or allow them with a reason:\n{found}"
 
 
 def test_every_allowed_test_still_has_an_exact_comparison() -> None:
