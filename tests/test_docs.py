@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.floats import assert_printed_lines, same_printed_line
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
@@ -90,7 +92,7 @@ def test_python_block_runs_as_pasted(code: str, tmp_path: Path, monkeypatch: pyt
         printed.write((sep if sep is not None else " ").join(map(str, values)) + (end if end is not None else "\n"))
 
     exec(compile(code, "guide", "exec"), {"__name__": "__guide__", "print": block_print})
-    assert printed.getvalue().splitlines() == documented_output(code)
+    assert_printed_lines(documented_output(code), printed.getvalue().splitlines())
 
 
 # --- printed outputs shown in plain blocks -------------------------------------------------------------------
@@ -112,12 +114,13 @@ def printed_blocks() -> dict[str, list[str]]:
 
 
 def shown_in_order(shown: list[str], printed: list[str]) -> None:
-    """Every shown line (``...`` stands for lines left out) is a printed line, in the printed order."""
+    """Every shown line (``...`` stands for lines left out) is a printed line, in the printed order (a rounded
+    figure within one unit of its last shown digit: :func:`tests.floats.same_printed_line`)."""
     rest = iter(printed)
     for line in shown:
         if line.strip() == "...":
             continue
-        assert any(line.rstrip() == got.rstrip() for got in rest), f"the guide shows a line not printed: {line!r}"
+        assert any(same_printed_line(line, got) for got in rest), f"the guide shows a line not printed: {line!r}"
 
 
 def test_printed_outputs_are_what_the_commands_print(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -400,12 +400,13 @@ def test_evaluate_dataset_fails_the_rows_of_a_batch_that_kills_its_actor_every_t
 
 
 def test_the_readme_example_runs_on_the_cluster(cluster: None, capsys: pytest.CaptureFixture) -> None:
+    from tests.floats import assert_printed_lines
     from tests.test_docs import documented_output, python_blocks
 
     [code] = [p.values[0] for p in python_blocks() if "evaluate_dataset" in p.values[0]]
     assert code.startswith("# needs: Ray")  # left to this test by test_docs (no Ray there): run on the cluster
     within(LIMIT_S, lambda: exec(compile(code, "guide", "exec"), {"__name__": "__guide__"}))
-    assert capsys.readouterr().out.splitlines() == documented_output(code)
+    assert_printed_lines(documented_output(code), capsys.readouterr().out.splitlines())
 
 
 def test_actor_resources_leave_room_and_warn_of_what_the_cluster_lacks(

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from rageval_lc.reports.stats import bootstrap_ci, paired_comparison, permutation_p_value
+from tests.floats import SAME_DRAWS_ABS
 
 RNG = np.random.default_rng(7)
 VALUES = RNG.beta(2, 3, size=60)
@@ -17,7 +18,7 @@ def test_bootstrap_ci_is_the_percentile_interval_of_resampled_means():
     rng = np.random.default_rng(3)
     indices = rng.integers(0, VALUES.size, size=(500, VALUES.size))
     means = [float(np.mean([VALUES[j] for j in row])) for row in indices]
-    assert (low, high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])), abs=1e-12)
+    assert (low, high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])), abs=SAME_DRAWS_ABS)
 
 
 def test_bootstrap_ci_agrees_with_scipy_percentile_bootstrap():
@@ -35,7 +36,7 @@ def test_bootstrap_ci_draws_large_runs_in_blocks_with_the_same_result(monkeypatc
 
     whole = bootstrap_ci(VALUES, n_resamples=301, seed=4)
     monkeypatch.setattr(stats, "_CHUNK_VALUES", VALUES.size * 7)  # blocks of 7 resamples, the last one of 0.. 6
-    assert bootstrap_ci(VALUES, n_resamples=301, seed=4) == whole
+    assert bootstrap_ci(VALUES, n_resamples=301, seed=4) == pytest.approx(whole, abs=SAME_DRAWS_ABS)
 
 
 def test_bootstrap_ci_is_seeded_and_checks_its_input():

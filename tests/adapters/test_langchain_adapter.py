@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableLambda
 from rageval_lc.adapters import FieldMap, RagEvaluator
 from rageval_lc.judges.base import BaseJudge
 from tests.fakes import bag_of_words_embeddings
+from tests.floats import assert_close_structure
 from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 
@@ -199,7 +200,7 @@ def test_without_contexts_the_default_judge_gives_undetermined() -> None:
 def test_aevaluate_strings_takes_the_same_arguments_as_evaluate_strings() -> None:
     evaluator = RagEvaluator("answer_classification")
     args = {"prediction": "I don't know.", "reference": "Paris", "input": "Capital of France?", "contexts": None}
-    assert asyncio.run(evaluator.aevaluate_strings(**args)) == evaluator.evaluate_strings(**args)
+    assert_close_structure(asyncio.run(evaluator.aevaluate_strings(**args)), evaluator.evaluate_strings(**args))
     assert asyncio.run(evaluator.aevaluate_strings(**args))["value"] == "DON'T KNOW"
     with pytest.raises(ValueError, match="requires a reference answer"):
         asyncio.run(evaluator.aevaluate_strings(prediction="Paris.", input="Capital of France?"))

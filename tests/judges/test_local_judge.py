@@ -18,6 +18,7 @@ from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.nli_pass import NLI_FEATURES
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
+from tests.floats import assert_close_structure
 
 DIM = 64
 
@@ -121,14 +122,17 @@ def test_every_judgement_returns_its_verdict_type(fake_judge: LocalJudge) -> Non
 
 
 def test_fused_judgements_agree_with_the_separate_ones(fake_judge: LocalJudge) -> None:
+    """Verdicts and words exactly, the model's floats within tests.floats.ABS (two paths)."""
+    question, response, contexts = SAMPLE.question, SAMPLE.response, SAMPLE.contexts
     reference = "It is in Paris. It opened in 1889."
-    assessed = fake_judge.assess_reference(SAMPLE.question, SAMPLE.response, reference, SAMPLE.contexts).value
-    assert assessed.statements == fake_judge.attribute_reference(SAMPLE.question, reference, SAMPLE.contexts).value
-    assert assessed.accuracy == fake_judge.factual_accuracy(SAMPLE.question, SAMPLE.response, reference).value
-    assert assessed.label == fake_judge.classify_answer(SAMPLE.question, SAMPLE.response, reference).value
+    assessed = fake_judge.assess_reference(question, response, reference, contexts).value
+    assert_close_structure(assessed.statements, fake_judge.attribute_reference(question, reference, contexts).value)
+    assert_close_structure(assessed.accuracy, fake_judge.factual_accuracy(question, response, reference).value)
+    assert_close_structure(assessed.label, fake_judge.classify_answer(question, response, reference).value)
     full = fake_judge.assess_all(SAMPLE.model_copy(update={"reference": reference})).value
-    assert full.trace == fake_judge.trace_labels(SAMPLE).value
-    assert full.reference == assessed and full.questions == []
+    assert_close_structure(full.trace, fake_judge.trace_labels(SAMPLE).value)
+    assert_close_structure(full.reference, assessed)
+    assert full.questions == []
     assert fake_judge.assess_all(SAMPLE).value.reference is None
 
 

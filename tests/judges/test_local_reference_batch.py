@@ -11,12 +11,16 @@ import pytest
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
+from tests.floats import assert_close_structure
 
 CASES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "contradiction_rag_cases.jsonl"
 METRICS = "context_recall,factual_accuracy,answer_classification"
 #: Computed at commit 6f34278 (the refit judge of edf58e9), before the reference path was prepared in batches:
 #: each row judged alone, by a fresh judge.
-#: Per row: context_recall, factual_accuracy, answer_classification (the same in both scoring modes).
+#: Per row: context_recall, factual_accuracy, answer_classification (the same in both scoring modes). Batched, the
+#: encoder sums in another order, so factual_accuracy (a model's score) agrees within tests.floats.ABS (seen on an
+#: AMD EPYC: 0.5019122500000001 vs 0.50190925); recall and classification are made of verdicts, so a changed
+#: verdict moves them by a third or more.
 PINNED = {
     "rag-num-01": (1.0, 0.503125, 0.0),
     "rag-num-01-f": (0.6666666666666666, 0.503125, 0.0),
@@ -66,7 +70,7 @@ def test_reference_scores_are_the_row_by_row_ones(judge: LocalJudge, mode: str) 
     run = evaluate(reference_rows(), METRICS, judge=fresh_judge(judge), concurrency=1, scoring_mode=mode)
     names = METRICS.split(",")
     assert {r.id: tuple(r.results[m].status for m in names) for r in run.results} == {k: ("ok",) * 3 for k in PINNED}
-    assert {r.id: tuple(r.results[m].score for m in names) for r in run.results} == PINNED
+    assert_close_structure({r.id: tuple(r.results[m].score for m in names) for r in run.results}, PINNED)
 
 
 def test_a_metric_that_needs_no_nli_model_does_not_load_it() -> None:

@@ -8,6 +8,7 @@ from rageval_lc.judges.resilient import RateLimiter
 from rageval_lc.runs.engine import make_resilient
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
+from tests.floats import assert_close_structure
 
 SAMPLE = RagSample(
     question="How tall is Mount Everest?",
@@ -25,7 +26,7 @@ def test_a_used_offline_judge_travels_small_and_scores_the_same_after():
     copy = pickle.loads(data)
     assert copy.judge.nli._loaded is None and len(copy.judge.encoder) == 0
     after = evaluate_sample(SAMPLE, ["trace", "faithfulness"], judge=copy)
-    assert after.scores() == before.scores()
+    assert_close_structure(after.scores(), before.scores())  # the models loaded again: floats within 1e-5
 
 
 def test_a_rate_limiter_still_limits_after_travelling():
