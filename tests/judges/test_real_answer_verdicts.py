@@ -3,10 +3,13 @@ verdict and the reason a careful reader gives; and the detector's rules behind t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rageval_lc.judges.offline.contradiction import derived_quantities, evidence_units, find_conflict
 from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.slots import quantities, stem
 from rageval_lc.schema import RagSample
 from rageval_lc.text import KeyedSentences
@@ -103,9 +106,8 @@ def test_a_supported_sentence_never_cites_the_text_the_nli_model_reads_against_i
     result = judge.trace_labels(RagSample(question=question, contexts=passages, response=answer))
     (sentence,) = result.value.sentence_support_information
     assert sentence.supporting_sentence_keys == []
-    assert "the NLI model reads 0a and 0b against it, but no number, date, name, negation or role conflicts" in (
-        sentence.explanation
-    )
+    assert "the NLI model reads 0a and 0b against it (contradiction " in sentence.explanation
+    assert "but no number, date, name, negation or role conflicts" in sentence.explanation
 
 
 # --- the detector's rules behind them: pure text, no model ------------------------------------------------------
@@ -207,3 +209,19 @@ def test_one_value_worded_as_a_bound_on_one_side_is_no_conflict() -> None:
     """ "connects over 2.4 GHz Wi-Fi" reads "over" as "more than"; the same 2.4 GHz is no conflict."""
     context = "The thermostat connects over 2.4 GHz Wi-Fi only; 5 GHz networks are not supported."
     assert conflict("The thermostat only connects to 2.4 GHz Wi-Fi networks.", context) is None
+
+
+def test_a_conflict_of_a_kind_that_does_not_force_is_evidence_named_in_the_reason(judge: LocalJudge) -> None:
+    """With no kind forcing a verdict (what the calibration chooses when none is precise enough), a date conflict
+    the support model does not act on leaves the sentence supported, and its reason names the conflict and cites
+    nothing that disagrees."""
+    weighing = LocalJudge(
+        encoder=judge.encoder.encoder, nli=judge.nli, params=replace(LocalParams.load(), forcing_kinds=[])
+    )
+    question, passages, answer, _, _ = TRIED[1]
+    result = weighing.trace_labels(RagSample(question=question, contexts=passages, response=answer))
+    (sentence,) = result.value.sentence_support_information
+    assert "contradictions" not in result.notes
+    assert "0a disagrees (says 9 November 1991; 0a says 9 November 1989), weighed as evidence" in sentence.explanation
+    assert "0a" not in sentence.supporting_sentence_keys
+    assert result.notes["sentence_verdicts"] == {"a": "supported"}  # the shipped support model was not fitted on twins

@@ -343,6 +343,20 @@ def _supporting_keys(features: SampleFeatures, i: int, flagged: bool) -> list[st
     return [k for k in best if k not in against]
 
 
+def _against_note(verdict: SentenceNli | None, against: Sequence[str]) -> str:
+    """What reads against a sentence the judge does not call contradicted: a conflict of a kind that does not force
+    the verdict (weighed as evidence), or the NLI model's reading."""
+    if verdict is None or not against:
+        return ""
+    conflicting, detail = _opposition(verdict)
+    if conflicting:
+        return f"; {keys_label(conflicting)} disagrees ({detail}), weighed as evidence"
+    return (
+        f"; the NLI model reads {' and '.join(against)} against it (contradiction {verdict.contradiction:.2f}), "
+        "but no number, date, name, negation or role conflicts"
+    )
+
+
 def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float, flagged: bool) -> str:
     """Why response sentence ``i`` is supported, contradicted or not found, in words and figures."""
     best = features.best_matches[i]
@@ -360,11 +374,7 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
         if keys:
             similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
             text += f"; closest document sentence {keys[0]}{similarity}"
-        if against:  # never "not found" without saying what reads against it
-            text += (
-                f"; the NLI model reads {' and '.join(against)} against it (contradiction "
-                f"{verdict.contradiction:.2f}), but no number, date, name, negation or role conflicts"
-            )
+        text += _against_note(verdict, against)  # never "not found" without saying what reads against it
     elif verdict is not None and verdict.verdict == "supported" and keys == list(verdict.entailing_keys):
         text = f"Supported by {', '.join(keys)} (entailment probability {verdict.entailment:.2f})"
     elif verdict is not None and verdict.stated_by and keys == list(verdict.stated_by):
@@ -372,16 +382,15 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
     elif keys:
         similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
         text = f"Closest document sentence {keys[0]}{similarity}"
-    elif against:  # supported, though the NLI model reads its closest text against it: say so, cite nothing
-        text = (
-            f"No document sentence entails it; the NLI model reads {' and '.join(against)} against it, but no number, "
-            "date, name, negation or role conflicts"
-        )
+    elif against:  # supported, though a document sentence reads against it: say so, cite nothing
+        text = "No document sentence entails it"
     else:
         text = "No document sentence to compare with"
+    if not flagged and against:
+        text += _against_note(verdict, against)
     if verdict is not None and not (flagged and conflicting):
         text += f"; entailment {verdict.entailment:.2f}, contradiction {verdict.contradiction:.2f}"
-    text += f"; estimated probability unsupported {p_unsupported:.2f}"
+    text += f"; estimated probability unsupported {max(0.0, p_unsupported):.2f}"
     missing = [w for w in features.missing_words[i] if not any(c.isdigit() for c in w)]
     if missing:  # numbers are read whole by the contradiction detector, never as fragments ("6", "120")
         text += f"; words not in the documents: {', '.join(missing)}"
