@@ -25,7 +25,10 @@ PINNED = {
     "rag-num-01": (1.0, 0.503125, 0.0),
     "rag-num-01-f": (0.6666666666666666, 0.503125, 0.0),
     "rag-date-01": (1.0, 0.465625, 0.0),
-    "rag-date-01-f": (1.0, 0.504687625, 0.0),
+    # its reference (rag-date-01) says "The Berlin Wall fell in 1991" against "fell on 9 November 1989, when …":
+    # since the detector splits off trailing clauses (issue 32) that sentence is no longer attributed, so recall is
+    # 1 of its 2 sentences (re-pinned row by row, each row by a fresh judge, at the commit that made the change)
+    "rag-date-01-f": (0.5, 0.504687625, 0.0),
     "rag-name-01": (1.0, 0.5019122500000001, 0.0),
     "rag-name-01-f": (0.5, 0.5359375, 0.0),
     "rag-neg-01": (1.0, 0.9537405, 1.0),
