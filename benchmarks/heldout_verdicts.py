@@ -7,13 +7,14 @@ no fitting, no feature cache — and reports what issue 32 asks of the verdicts:
 * the row verdict (adherence 0/1) right, balanced by label, beside GPT-3.5's recorded ``gpt3_adherence`` (at 0.5);
 * of the answers labelled fully supported, how many have a sentence called contradicted (and by which kind).
 
-    python benchmarks/heldout_verdicts.py [--shared ../shared] [--rows N] [--json PATH]
+    python benchmarks/heldout_verdicts.py [--shared ../shared] [--rows N] [--json PATH] [--forcing-kinds K1,K2]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import load_ragbench  # noqa: E402
 from rageval_lc.judges.offline.judge import LocalJudge  # noqa: E402
+from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
 
 
@@ -48,6 +50,9 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--rows", type=int, default=0, help="at most this many held-out rows (0: all)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--forcing-kinds", help="comma-separated conflict kinds that force a verdict (default: the shipped parameters')"
+    )
     args = parser.parse_args()
     records = []
     for file in sorted((args.shared / "data" / "ragbench").glob("*.jsonl")):
@@ -57,7 +62,10 @@ def main() -> None:
                 records.append(record)
     if args.rows:
         records = records[: args.rows]
-    judge = LocalJudge()
+    params = LocalParams.load()
+    if args.forcing_kinds is not None:
+        params = dataclasses.replace(params, forcing_kinds=[k for k in args.forcing_kinds.split(",") if k])
+    judge = LocalJudge(params=params)
     start = time.time()
     rows = []
     for chunk in range(0, len(records), 64):

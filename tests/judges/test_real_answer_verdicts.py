@@ -153,6 +153,8 @@ def test_no_more_than_is_an_upper_bound_and_no_less_than_a_lower_one() -> None:
         ("Sales rose from 120 units in May to 150 units in June.", "Sales rose by 30 units from May to June."),
         ("Sales were 1,500,000 units in 2021.", "Sales were 1.5 million units in 2021."),
         ("Half of the 40 staff work remotely.", "Half of the staff work remotely."),
+        ("Let the dough rest for 30 minutes before baking.", "Let the dough rest for half an hour before baking."),
+        ("The flight takes an hour and a half.", "The flight takes 90 minutes."),
     ],
 )
 def test_a_quantity_worked_out_from_the_passage_is_the_same_fact(context: str, restatement: str) -> None:
@@ -225,3 +227,12 @@ def test_a_conflict_of_a_kind_that_does_not_force_is_evidence_named_in_the_reaso
     assert "0a disagrees (says 9 November 1991; 0a says 9 November 1989), weighed as evidence" in sentence.explanation
     assert "0a" not in sentence.supporting_sentence_keys
     assert result.notes["sentence_verdicts"] == {"a": "supported"}  # the shipped support model was not fitted on twins
+
+
+def test_a_duration_in_words_that_differs_is_a_conflict() -> None:
+    (spoken,) = quantities("Let the dough rest for half an hour.")
+    assert (spoken.value, spoken.dimension) == (1800, "time")
+    found = conflict(
+        "Let the dough rest for 45 minutes before baking.", "Let the dough rest for half an hour before baking."
+    )
+    assert found is not None and found.detail == "says 45 minutes; 0a says half an hour"

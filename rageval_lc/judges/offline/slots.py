@@ -78,6 +78,17 @@ _FRACTIONS = {
     "two thirds": 200 / 3, "a quarter": 25.0, "one quarter": 25.0, "three quarters": 75.0, "a fifth": 20.0,
     "one fifth": 20.0, "a tenth": 10.0, "one tenth": 10.0,
 }  # fmt: skip
+#: Durations said in words, in seconds.
+_SPOKEN_DURATIONS = {
+    "half an hour": 1800.0, "a half hour": 1800.0, "half a minute": 30.0, "a quarter of an hour": 900.0,
+    "quarter of an hour": 900.0, "three quarters of an hour": 2700.0, "an hour and a half": 5400.0,
+    "a day and a half": 129600.0, "half a day": 43200.0,
+}  # fmt: skip
+_SPOKEN_DURATION = re.compile(
+    r"\b(?:three[\s-]+quarters[\s-]+of[\s-]+an[\s-]+hour|(?:a[\s-]+)?quarter[\s-]+of[\s-]+an[\s-]+hour|half[\s-]+an[\s-]+hour|"
+    r"a[\s-]+half[\s-]+hour|half[\s-]+a[\s-]+(?:minute|day)|an[\s-]+hour[\s-]+and[\s-]+a[\s-]+half|a[\s-]+day[\s-]+and[\s-]+a[\s-]+half)\b",
+    re.I,
+)
 _FRACTION = re.compile(
     r"\b(?P<fraction>(?:a|one)[\s-]+half|half|(?:a|one)[\s-]+third|two[\s-]+thirds|(?:a|one)[\s-]+quarter|"
     r"three[\s-]+quarters|(?:a|one)[\s-]+fifth|(?:a|one)[\s-]+tenth)(?=\s+of\b)",
@@ -351,6 +362,10 @@ def quantities(text: str) -> list[Quantity]:
             unit = _CURRENCY[currency.lower()]
         start = match.start() if currency else match.start("number")
         found.append((start, end, value * factor, unit, factor, number))
+    for match in _SPOKEN_DURATION.finditer(text):  # "half an hour" is 30 minutes
+        if not any(s < match.end() and match.start() < e for s, e, *_ in found):
+            seconds = _SPOKEN_DURATIONS[re.sub(r"[\s-]+", " ", match.group().lower())]
+            found.append((match.start(), match.end(), seconds, "duration", 1.0, "duration"))
     for match in _FRACTION.finditer(text):
         if any(s < match.end() and match.start() < e for s, e, *_ in found):
             continue
@@ -392,6 +407,9 @@ def quantities(text: str) -> list[Quantity]:
             if rate:  # "two tablets a day" is a daily count, not the count of one dose
                 dimension = f"{dimension}/{(rate.group(1) or 'day').lower().replace('annum', 'year')}"
                 end = rate.end()
+        if number == "duration":  # as precise as the minutes it stands for
+            out.append(Quantity(value, "time", 60.0, False, bound, text[start:end].strip(), (start, end)))
+            continue
         if number == "fraction":  # "a quarter of" is 25 %, as precise as a percentage rounded to one place
             out.append(Quantity(value, "percent", 0.1, value % 1 != 0, bound, text[start:end].strip(), (start, end)))
             continue
