@@ -64,7 +64,7 @@ from rageval_lc.judges.offline.model import (
 )
 from rageval_lc.judges.offline.nli import NliModel, shipped_adapter_path
 from rageval_lc.judges.offline.nli_pass import nli_inputs
-from rageval_lc.metrics.agreement import AgreementRecord, auroc, judge_agreement
+from rageval_lc.metrics.agreement import AgreementRecord, auroc, balanced_accuracy, judge_agreement
 from rageval_lc.metrics.trace import trace_scores
 from rageval_lc.reports.summary import format_table
 from rageval_lc.text import normalize_key
@@ -488,14 +488,7 @@ def _subsets(items: list[dict]) -> int:
 def _best_balanced_threshold(probabilities: np.ndarray, truth: np.ndarray) -> float:
     """The cut-off on P(positive) with the best balanced accuracy (mean of the two labels' hit rates)."""
     grid = np.unique(np.quantile(probabilities, np.linspace(0.02, 0.98, 97)))
-    return float(max(grid, key=lambda t: balanced_accuracy(probabilities >= t, truth)))
-
-
-def balanced_accuracy(predicted: np.ndarray, truth: np.ndarray) -> float:
-    """Mean of the hit rates on the positive and on the negative rows."""
-    predicted, truth = np.asarray(predicted, bool), np.asarray(truth, bool)
-    rates = [float((predicted[truth == label] == label).mean()) for label in (True, False) if (truth == label).any()]
-    return float(np.mean(rates))
+    return float(max(grid, key=lambda t: balanced_accuracy(list(probabilities >= t), list(truth))))
 
 
 _PROBE = LocalParams.load()  # any parameters: only the entailment threshold is read by nli_adjusted
@@ -588,8 +581,8 @@ def verdict_figures(items: list[dict], params: LocalParams) -> dict:
             gpt_truth.append(label)
     return {
         "rows": len(items),
-        "row_balanced_accuracy": round(balanced_accuracy(np.array(ours), np.array(truth)), 4),
-        "gpt35_row_balanced_accuracy": round(balanced_accuracy(np.array(gpt), np.array(gpt_truth)), 4) if gpt else None,
+        "row_balanced_accuracy": round(balanced_accuracy(ours, truth), 4),
+        "gpt35_row_balanced_accuracy": round(balanced_accuracy(gpt, gpt_truth), 4) if gpt else None,
         "supported_answers": supported,
         "supported_with_a_contradicted_sentence": supported_contradicted,
     }

@@ -99,7 +99,8 @@ def with_bystander(cases: Sequence[dict[str, Any]], passages: Sequence[str], see
 
 
 def score(cases: Sequence[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
-    """Per case: the sentence outcomes, adherence probability and faithfulness, by ``judge``."""
+    """Per case: the sentence outcomes with the judge's reasons, adherence probability, faithfulness and the kinds
+    of contradiction found, by ``judge``."""
     samples = [
         RagSample(id=str(c.get("id", i)), question=c["question"], contexts=c["contexts"], response=c["response"])
         for i, c in enumerate(cases)
@@ -113,12 +114,18 @@ def score(cases: Sequence[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
             result = evaluate_sample(sample, ["trace", "faithfulness"], judge=judge)
         except Exception as error:  # one failing case is counted, not fatal
             print(f"{sample.id}: {type(error).__name__}: {error}", file=sys.stderr)
-            out.append({"verdicts": None, "adherence_probability": None, "faithfulness": None, "kinds": []})
+            out.append(
+                {"verdicts": None, "reasons": None, "adherence_probability": None, "faithfulness": None, "kinds": []}
+            )
             continue
-        notes = result.details.get("trace", {}).get("judge_notes", {})
+        trace = result.details.get("trace", {})
+        notes = trace.get("judge_notes", {})
+        reasons = {s.get("key"): s.get("explanation", "") for s in trace.get("sentence_support", [])}
+        verdicts = notes.get("sentence_verdicts", {})
         out.append(
             {
-                "verdicts": list(notes.get("sentence_verdicts", {}).values()),
+                "verdicts": list(verdicts.values()),
+                "reasons": [reasons.get(k, "") for k in verdicts],
                 "adherence_probability": notes.get("adherence_probability"),
                 "faithfulness": result.scores().get("faithfulness"),
                 "kinds": [c.get("kind") for c in notes.get("contradictions", [])],

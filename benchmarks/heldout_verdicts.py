@@ -32,17 +32,7 @@ from ragbench_folds import fold_of  # noqa: E402
 from rageval_lc.datasets.ragbench import load_ragbench  # noqa: E402
 from rageval_lc.judges.offline.judge import LocalJudge  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
-from rageval_lc.metrics.agreement import auroc  # noqa: E402
-
-
-def balanced_accuracy(predicted: list[bool], truth: list[bool]) -> float | None:
-    """Mean of the hit rates on the rows of each label."""
-    rates = []
-    for label in (True, False):
-        rows = [p for p, t in zip(predicted, truth, strict=True) if t == label]
-        if rows:
-            rates.append(sum(p == label for p in rows) / len(rows))
-    return sum(rates) / len(rates) if rates else None
+from rageval_lc.metrics.agreement import auroc, balanced_accuracy  # noqa: E402
 
 
 def main() -> None:

@@ -45,9 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from contradictions import DATA, caught, load_jsonl  # noqa: E402
+from contradictions import DATA, caught, load_jsonl, score  # noqa: E402
 
-from rageval_lc import RagSample, evaluate_sample  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
 from rageval_lc.reports.summary import format_table  # noqa: E402
 from rageval_lc.text import KeyedSentences  # noqa: E402
@@ -59,39 +58,6 @@ FAITHFUL_KINDS = (
     "other_quantity",
 )  # fmt: skip
 TARGETS = {"caught": 0.60, "not_all_supported": 0.10, "auroc": 0.80}
-
-
-def score(cases: Sequence[dict[str, Any]], judge: Any) -> list[dict[str, Any]]:
-    """Per case: the sentence verdicts with the judge's reasons, the adherence probability and faithfulness."""
-    samples = [
-        RagSample(id=str(c["id"]), question=c["question"], contexts=c["contexts"], response=c["response"])
-        for c in cases
-    ]
-    prepare = getattr(judge, "prepare", None)
-    if callable(prepare):
-        prepare(samples)
-    out = []
-    for sample in samples:
-        try:
-            result = evaluate_sample(sample, ["trace", "faithfulness"], judge=judge)
-        except Exception as error:  # one failing case is counted, not fatal
-            print(f"{sample.id}: {type(error).__name__}: {error}", file=sys.stderr)
-            out.append({"verdicts": None, "reasons": None, "adherence_probability": None, "faithfulness": None})
-            continue
-        trace = result.details.get("trace", {})
-        notes = trace.get("judge_notes", {})
-        reasons = {s.get("key"): s.get("explanation", "") for s in trace.get("sentence_support", [])}
-        verdicts = notes.get("sentence_verdicts", {})
-        out.append(
-            {
-                "verdicts": list(verdicts.values()),
-                "reasons": [reasons.get(k, "") for k in verdicts],
-                "adherence_probability": notes.get("adherence_probability"),
-                "faithfulness": result.scores().get("faithfulness"),
-                "contradiction_kinds": [c.get("kind") for c in notes.get("contradictions", [])],
-            }
-        )
-    return out
 
 
 def flagged(case: dict[str, Any], scored: dict[str, Any]) -> bool:

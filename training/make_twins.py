@@ -108,6 +108,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from ragbench_folds import fold_of  # noqa: E402
 
+from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
 from rageval_lc.judges.offline.slots import (  # noqa: E402
     MONTHS,
     UNITS,
@@ -133,15 +134,6 @@ FAITHFUL = (
     "short_answer",
 )
 AUX_SOURCES = ("wice",)  # ARES' synthetic rows list no evidence sentences: no twin can be checked against one
-OTHER_JUDGE_COLUMNS = (
-    "trulens_groundedness",
-    "trulens_context_relevance",
-    "ragas_faithfulness",
-    "ragas_context_relevance",
-    "gpt3_adherence",
-    "gpt3_context_relevance",
-    "gpt35_utilization",
-)
 _STOP = frozenset(
     "a an the of to in on at for and or is are was were be been being by with as it its this that these those "
     "has have had do does did from into than then there their they them he she his her which who what when "

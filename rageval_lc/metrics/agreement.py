@@ -27,7 +27,15 @@ from typing import Any
 
 from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES
 
-__all__ = ["AgreementRecord", "AgreementReport", "GroupAgreement", "auroc", "judge_agreement", "rmse"]
+__all__ = [
+    "AgreementRecord",
+    "AgreementReport",
+    "GroupAgreement",
+    "auroc",
+    "balanced_accuracy",
+    "judge_agreement",
+    "rmse",
+]
 
 #: The TRACe scores graded against the truth by RMSE (adherence is judged by AUROC instead).
 GRADED_METRICS: tuple[str, ...] = TRACE_METRIC_NAMES[:3]
@@ -47,6 +55,24 @@ def rmse(predicted: Sequence[float], truth: Sequence[float]) -> float:
         msg = f"rmse needs two non-empty sequences of one length. Got {len(predicted)} and {len(truth)}."
         raise ValueError(msg)
     return math.sqrt(math.fsum((p - t) ** 2 for p, t in zip(predicted, truth, strict=True)) / len(predicted))
+
+
+def balanced_accuracy(predicted: Sequence[bool], truth: Sequence[bool]) -> float | None:
+    """Return the mean of the hit rates on the rows of each label (None without rows).
+
+    Example:
+        >>> balanced_accuracy([True, True, False, True], [True, True, False, False])
+        0.75
+    """
+    if len(predicted) != len(truth):
+        msg = f"balanced_accuracy needs one verdict per label. Got {len(predicted)} and {len(truth)}."
+        raise ValueError(msg)
+    rates = []
+    for label in (True, False):
+        rows = [bool(p) for p, t in zip(predicted, truth, strict=True) if bool(t) == label]
+        if rows:
+            rates.append(sum(p == label for p in rows) / len(rows))
+    return sum(rates) / len(rates) if rates else None
 
 
 def auroc(labels: Sequence[bool | int], scores: Sequence[float]) -> float | None:

@@ -109,3 +109,14 @@ def test_judge_agreement_treats_nan_as_missing_and_rejects_text() -> None:
     assert judge_agreement(records).pooled.rmse["context_relevance"] is None  # type: ignore[union-attr]
     with pytest.raises(TypeError, match=r"numeric scores\. Got str"):
         judge_agreement([AgreementRecord("g", {"context_relevance": "0.5"}, {"context_relevance": 0.5})])
+
+
+def test_balanced_accuracy_is_the_mean_of_the_two_labels_hit_rates() -> None:
+    from rageval_lc.metrics.agreement import balanced_accuracy
+
+    # 3 of 4 supported rows and 1 of 2 unsupported rows right: (3/4 + 1/2) / 2 = 0.625
+    predicted = [True, True, True, False, False, True]
+    truth = [True, True, True, True, False, False]
+    assert balanced_accuracy(predicted, truth) == 0.625
+    assert balanced_accuracy([True, False], [True, True]) == 0.5  # one label only: its hit rate
+    assert balanced_accuracy([], []) is None
