@@ -234,8 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Split the labelled rows by question (--held-out of them, seeded), refit the offline judge's "
         "models on the rest, shrunk toward its current parameters, and print each held-out figure before and "
         "after with its paired-bootstrap 95% interval. --out writes the aligned judge (use it as --judge "
-        "local:FILE) unless it is worse on held-out rows (exit 1; --force writes "
-        "it anyway).",
+        "local:FILE) unless it is worse on held-out rows, or they are too few to show that its verdicts are not "
+        "(exit 1; the report says what rows to add; --force writes it anyway).",
     )
     align.add_argument(
         "labelled",
@@ -268,9 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--tolerance",
         type=float,
         default=0.01,
-        help="worse: a figure's whole 95%% interval, or the figures' summed change, below -TOLERANCE (default 0.01)",
+        help="worse: a figure's whole 95%% interval, or the figures' summed change, below -TOLERANCE; not shown "
+        "better: a verdict figure's interval reaching below -TOLERANCE (default 0.01)",
     )
-    align.add_argument("--force", action="store_true", help="write the judge even if it is worse on held-out rows")
+    align.add_argument(
+        "--force", action="store_true", help="write the judge even if it is worse on held-out rows or not shown better"
+    )
     align.add_argument("--json", action="store_true", help="print the report as JSON")
     align.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
     align.add_argument(

@@ -214,7 +214,8 @@ def test_a_judge_fitted_on_wrong_labels_is_refused(tmp_path: Path) -> None:
     assert main(args) == 1 and not out.exists()
     html = page.read_text(encoding="utf-8")  # the same report, drawn: the verdict, each figure and its interval
     auroc = figures["hallucination_auroc"]
-    assert "Refused: the aligned judge is worse on held-out rows (hallucination_auroc" in html
+    assert f"Refused: the aligned judge is worse on held-out rows ({', '.join(f.name for f in report.worse)})" in html
+    assert "row_verdict_accuracy" in {f.name for f in report.worse}  # the verdicts the user reads, worse
     assert f"{auroc.before:.3f}</td><td class='num'>{auroc.after:.3f}" in html
     assert f"[{auroc.ci_low:+.3f}, {auroc.ci_high:+.3f}]" in html and "<script" not in html
     assert main(["align", str(source), "--metrics", "faithfulness", "--out", str(out), "--force"]) == 0
@@ -330,3 +331,139 @@ def test_the_refit_converges_when_the_rows_contradict_the_prior() -> None:
     beta = np.array([*fitted.coef, fitted.intercept])
     assert np.allclose(beta, best, atol=1e-3)
     assert _objective(beta, z, y, centre, penalty) < _objective(centre, z, y, centre, penalty) / 3
+
+
+# -- issue 33: align never hands back a worse judge ---------------------------------------------------------
+
+SUBSETS = sorted(RAGBENCH.parent.glob("*.jsonl"))
+#: Rows whose released sentence keys include one that names no sentence (read as ``None`` before issue 33).
+ODD_KEYS = {"emanual_train": 1, "msmarco_validation": 2}
+
+
+def _odd(row: dict) -> bool:
+    from rageval_lc.text import normalize_key
+
+    keys = (row.get("all_relevant_sentence_keys") or []) + (row.get("all_utilized_sentence_keys") or [])
+    return any(normalize_key(k) is None for k in keys)
+
+
+@pytest.mark.parametrize("path", SUBSETS, ids=lambda p: p.stem)
+def test_align_runs_on_every_ragbench_subset(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each subset file of ../shared/data/ragbench: its rows with odd keys and its shortest rows (10 in all, to
+    keep the test quick) go through ``rageval align`` to a report, written or refused with its reason."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    odd = [r for r in rows if _odd(r)]
+    assert len(odd) == ODD_KEYS.get(path.stem, 0)
+    rest = sorted((r for r in rows if not _odd(r)), key=lambda r: len(json.dumps(r)))
+    source, out = tmp_path / "rows.jsonl", tmp_path / "judge.json"
+    source.write_text("".join(json.dumps(r) + "\n" for r in odd + rest[: 10 - len(odd)]), encoding="utf-8")
+    code = main(["align", str(source), "--out", str(out), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert (code, out.exists()) == ((0, True) if report["written"] else (1, False))
+    assert report["written"] or report["refusal"]
+    labelled = read_labelled(source)
+    assert all(isinstance(k, str) for x in labelled for keys in (x.relevant, x.utilized) if keys for k in keys)
+
+
+def test_a_digest_never_sorts_values_of_mixed_types() -> None:
+    from rageval_lc.datasets.labelled import LabelledSample
+    from rageval_lc.runs.align import _rows_digest
+
+    (x,) = read_labelled([{"id": "1", "question": "Q?", "contexts": ["C."], "response": "C.", "faithful": True}])
+    mixed = LabelledSample(x.sample, relevant=frozenset({"0a", None}), utilized=frozenset({1, "0b"}))
+    assert _rows_digest([mixed]) == _rows_digest([mixed])  # computed, and the same each time
+
+
+def _right_verdicts(judge: str, rows: list[dict]) -> int:
+    from rageval_lc import evaluate
+
+    samples = [{k: r[k] for k in ("question", "contexts", "response")} for r in rows]
+    results = evaluate(samples, "faithfulness", judge=judge).results
+    return sum(
+        (res.results["faithfulness"].score == 1.0) == r["faithful"] for r, res in zip(rows, results, strict=True)
+    )
+
+
+def test_the_first_use_trial_is_refused_or_no_worse(tmp_path: Path) -> None:
+    """Issue 33's trial: 36 rows of one's own (18 faithful, 18 with one wrong fact). Before, align refitted the
+    hallucination model, kept the adherence threshold and wrote a judge that called every faithful answer
+    unfaithful, on a held-out AUROC at its ceiling. Now the threshold moves with the model, the check reads the
+    verdicts, and the judge is written only when the held-out rows can show it is no worse."""
+    from tests.align_trial import trial_rows
+
+    trial, other = trial_rows(18), trial_rows(18, start=18)
+    out = tmp_path / "judge.json"
+    report = align_judge(trial, metrics="faithfulness", out=out, force=True)  # forced: to read it either way
+    figures = {f.name: f for f in report.figures}
+    assert {"row_verdict_accuracy", "row_balanced_accuracy"} <= set(figures)
+    assert report.held_out_kinds == {"faithful": 6, "unfaithful": 6}
+    if not math.isinf(report.strengths["hallucination"]):
+        assert report.thresholds["adherence"][0] == LocalParams.load().adherence_threshold
+        assert LocalParams.load(out).adherence_threshold == report.thresholds["adherence"][1]
+    shipped, aligned = _right_verdicts("local", other), _right_verdicts(f"local:{out}", other)
+    if report.usable:
+        assert aligned >= shipped
+    else:  # 6 held-out rows of a kind are too few to exclude a loss: refused, with what to add
+        assert report.refusal.startswith("the 12 held-out rows are too few to exclude a loss beyond 0.01")
+        assert report.advice.startswith("Add about 31 more labelled rows (67 in all;")
+    assert aligned >= shipped  # and the forced judge is no worse on questions it never saw
+
+
+def test_a_figure_that_cannot_move_is_no_evidence() -> None:
+    from rageval_lc.runs.align_report import AlignReport, FigureChange
+
+    ceiling = FigureChange("row_verdict_accuracy", 12, 1.0, 1.0, 0.0, 0.0, True)
+    flat = FigureChange("hallucination_auroc", 12, 0.8, 0.8, 0.0, 0.0, True)
+    kinds = {"faithful": 6, "unfaithful": 6}
+    report = AlignReport(24, 12, {}, [ceiling, flat], 0.01, held_out_kinds=kinds)
+    assert (ceiling.stuck, flat.stuck, report.evidence) == ("at its ceiling before", "an interval of zero width", [])
+    assert not report.usable and not report.worse
+    assert report.refusal == (
+        "nothing measured on the held-out rows could show a change (row_verdict_accuracy: at its ceiling before; "
+        "hallucination_auroc: an interval of zero width)"
+    )
+    # 2 x 10 held-out rows of a kind at a 0.3 share: 66.7 -> 67 rows in all, 31 more than the 36
+    assert report.advice.startswith("Add about 31 more labelled rows (67 in all; the held-out part holds 6 faithful")
+    # an RMSE that could move (and moved the right way) is evidence; the verdicts, unchanged, lost nothing
+    rmse = FigureChange("context_relevance_rmse", 20, 0.2, 0.15, -0.08, -0.01, False)
+    enough = {"faithful": 10, "unfaithful": 10}
+    assert AlignReport(46, 20, {}, [ceiling, rmse], 0.01, held_out_kinds=enough).usable
+    # a verdict figure at its ceiling that may have dropped: no longer "no loss", so refused for want of rows
+    dropped = FigureChange("row_verdict_accuracy", 20, 1.0, 0.95, -0.15, 0.0, True)
+    refused = AlignReport(46, 20, {}, [dropped, rmse], 0.01, held_out_kinds=enough)
+    assert (refused.usable, refused.worse) == (False, [])
+    assert refused.refusal == (
+        "the 20 held-out rows are too few to exclude a loss beyond 0.01 "
+        "(lower end of the change's interval: row_verdict_accuracy -0.150)"
+    )
+
+
+def test_a_reason_never_reads_against_its_verdict(aligned_file: Path) -> None:
+    """The aligned file's raised intercepts put the answer below the adherence threshold while its one sentence
+    reads as supported (entailment 0.96): the reasons say that the answer's verdict flags it, and by what figure."""
+    from rageval_lc import evaluate
+
+    row = evaluate([SAMPLE], "trace,faithfulness", judge=f"local:{aligned_file}").results[0].results
+    threshold = LocalParams.load(aligned_file).adherence_threshold
+    probability = row["adherence_probability"].score
+    assert row["adherence"].score == 0.0 and probability < threshold
+    because = (
+        f"Not shown to be supported: the answer as a whole is judged not fully supported (probability "
+        f"{probability:.3f}, below the threshold {threshold:.3f}) and this is its most doubtful sentence"
+    )
+    assert because in row["adherence"].reason and because in row["faithfulness"].reason
+    assert "Not found in the documents" not in row["adherence"].reason
+    assert f"supported: {probability:.3f} (below the threshold {threshold:.3f})." in row["adherence"].reason
+
+
+def test_the_threshold_is_the_best_balanced_one() -> None:
+    from rageval_lc.judges.offline.align import balanced_threshold
+
+    scores = np.array([0.1, 0.3, 0.35, 0.6, 0.8, -np.inf])
+    truth = np.array([False, False, True, True, True, False])
+    # by hand: between 0.3 and 0.35 every row is right (the -inf row is never positive): 0.325
+    assert balanced_threshold(scores, truth, 0.9) == pytest.approx(0.325, abs=1e-12)
+    assert balanced_threshold(scores, np.ones(6, dtype=bool), 0.9) == 0.9  # one class: kept
+    # a tie (0.2 and 0.475 both give a balanced accuracy of 5/6 on these labels): the one nearer the current 0.0
+    tie = np.array([False, True, False, True, True, False])
+    assert balanced_threshold(scores, tie, 0.0) == pytest.approx(0.2, abs=1e-12)

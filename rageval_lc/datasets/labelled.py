@@ -182,10 +182,10 @@ def _labelled(row: dict[str, Any], five_point: set[str]) -> LabelledSample:
     labels = sample.labels
     if labels is not None:
         if labels.all_relevant_sentence_keys or labels.relevance_explanation or labels.released:
-            relevant = frozenset(normalize_key(k) for k in labels.all_relevant_sentence_keys)
-            utilized = frozenset(normalize_key(k) for k in labels.all_utilized_sentence_keys)
+            relevant = _key_set(labels.all_relevant_sentence_keys)
+            utilized = _key_set(labels.all_utilized_sentence_keys)
         if labels.unsupported_response_sentence_keys is not None:
-            unsupported = frozenset(normalize_key(k) for k in labels.unsupported_response_sentence_keys)
+            unsupported = _key_set(labels.unsupported_response_sentence_keys)
         if labels.overall_supported is not None:
             hallucinated = not labels.overall_supported
     verdicts = row.get("sentence_verdicts")
@@ -213,6 +213,12 @@ def _labelled(row: dict[str, Any], five_point: set[str]) -> LabelledSample:
         hallucinated = bool(unsupported)
     scores.pop("adherence", None)
     return LabelledSample(sample, relevant, utilized, unsupported, contradicted, hallucinated, scores)
+
+
+def _key_set(keys: Any) -> frozenset[str]:
+    """The sentence keys a label lists, canonical; what is not key-shaped (RAGBench's ``null``, ``"well_known_fact"``)
+    names no sentence and is left out."""
+    return frozenset(k for k in map(normalize_key, keys) if k is not None)
 
 
 def _unit_score(column: str, value: object) -> float:

@@ -53,6 +53,8 @@ def render_align_html(report: AlignReport, *, title: str = "rageval align") -> s
 
 
 def _verdict(report: AlignReport) -> str:
+    from rageval_lc.runs.align_report import MIN_HELD_OUT_PER_KIND
+
     if report.planned_calls is not None:
         text = f"Dry run: {report.planned_calls} model calls planned (compiling and the held-out check); none made."
         return f"<section><p class='verdict'>{_e(text)}</p></section>"
@@ -60,6 +62,7 @@ def _verdict(report: AlignReport) -> str:
         css, text = "better", "Usable: not worse on the held-out rows."
     else:
         css, text = "worse", f"Refused: {report.refusal}."
+    advice = f"<p>{_e(report.advice)}</p>" if report.advice else ""
     written = (
         f"<p>Written to <code>{_cut(report.written, _NAME_CHARS)}</code>.</p>"
         if report.written is not None
@@ -67,9 +70,13 @@ def _verdict(report: AlignReport) -> str:
     )
     rule = (
         "<p class='muted'>Refused when a figure is clearly worse (its whole interval on the worse side, beyond the "
-        f"tolerance {report.tolerance:g}) or when the figures' changes add up to worse than −{report.tolerance:g}.</p>"
+        f"tolerance {report.tolerance:g}) or when the figures' changes add up to worse than −{report.tolerance:g}; "
+        "and when the held-out rows cannot show it is not: no figure could move (at its ceiling or floor before, or "
+        "an interval of zero width: no evidence), or a verdict figure's interval reaches below "
+        f"−{report.tolerance:g}, or fewer than {MIN_HELD_OUT_PER_KIND} held-out rows of a kind (faithful or not) "
+        "stand behind the row verdicts.</p>"
     )
-    return f"<section><p class='verdict {css}'>{_e(text)}</p>{written}{rule}</section>"
+    return f"<section><p class='verdict {css}'>{_e(text)}</p>{advice}{written}{rule}</section>"
 
 
 def _figures(report: AlignReport) -> str:
@@ -86,8 +93,10 @@ def _figures(report: AlignReport) -> str:
             points.append(ForestPoint(f.name, f.gain + 0.0, low, high, verdict, f"n={f.rows}"))
         change = "–" if f.gain is None else f"{f.after - f.before:+.3f}"
         interval = "–" if f.ci_low is None else f"[{f.ci_low:+.3f}, {f.ci_high:+.3f}]"
+        stuck = f.stuck if f.gain is not None and f.name not in worse else None
+        stuck = f" <span class='muted'>(no evidence: {_e(stuck)})</span>" if stuck else ""
         body.append(
-            f"<tr><td>{_e(f.name)} <span class='muted'>{arrow}</span></td><td class='num'>{f.rows}</td>"
+            f"<tr><td>{_e(f.name)} <span class='muted'>{arrow}</span>{stuck}</td><td class='num'>{f.rows}</td>"
             f"<td class='num'>{_fmt(f.before)}</td><td class='num'>{_fmt(f.after)}</td>"
             f"<td class='num {verdict}'><b>{change}</b></td><td class='num {verdict}'>{interval}</td></tr>"
         )

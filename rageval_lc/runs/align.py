@@ -33,6 +33,7 @@ from rageval_lc.runs.align_report import (
     FigureChange,
     HeldOutCheck,
     figure_changes,
+    held_out_kinds,
     question_key,
     split_by_question,
     split_labelled,
@@ -137,6 +138,7 @@ def align_judge(
         tolerance=check.tolerance,
     )
     report.skipped = skipped
+    report.held_out_share = check.held_out
     if out is not None and (check.force or report.usable):
         path = Path(out)
         nli = local.nli.record()  # the NLI model the features came from (None: the packaged one), loaded with the file
@@ -161,11 +163,18 @@ def _rows_digest(labelled: Sequence[LabelledSample]) -> str:
     content = [
         {
             "sample": x.sample.model_dump(mode="json", include={"id", "question", "contexts", "response", "reference"}),
-            "labels": {k: sorted(v) if isinstance(v, frozenset) else v for k, v in x.__dict__.items() if k != "sample"},
+            "labels": {
+                k: _sorted(v) if isinstance(v, frozenset) else v for k, v in x.__dict__.items() if k != "sample"
+            },
         }
         for x in labelled
     ]
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def _sorted(values: frozenset) -> list:
+    """A set's values in a fixed order whatever their types (None, numbers and strings may meet in one label set)."""
+    return sorted(values, key=lambda v: (type(v).__name__, json.dumps(v, sort_keys=True, default=str)))
 
 
 def align_items(
@@ -188,6 +197,12 @@ def align_items(
             held, [predictions(it, before) for it in held], [predictions(it, after) for it in held], seed=seed
         ),
         tolerance=tolerance,
+        thresholds={
+            name.removesuffix("_threshold"): (getattr(before, name), getattr(after, name))
+            for name in ("adherence_threshold", "support_threshold")
+            if abs(getattr(before, name) - getattr(after, name)) > 1e-12
+        },
+        held_out_kinds=held_out_kinds(held),
     )
     return after, report
 
@@ -234,7 +249,8 @@ def _featurise(
 
 
 def predictions(item: AlignItem, params: LocalParams) -> dict[str, Any]:
-    """What the judge with ``params`` says of one item: P(hallucinated), the sentences it flags, TRACe scores."""
+    """What the judge with ``params`` says of one item: P(hallucinated), its row verdict (hallucinated or not, at
+    its own threshold), the sentences it flags, TRACe scores."""
     from rageval_lc.judges.offline.judge import labels_from_features
     from rageval_lc.metrics.trace import trace_scores
 
@@ -242,6 +258,7 @@ def predictions(item: AlignItem, params: LocalParams) -> dict[str, Any]:
     scores = trace_scores(labels, item.sentences, mode="ragbench").to_dict()
     return {
         "p_hallucinated": 1.0 - float(notes["adherence_probability"]),
+        "hallucinated": not labels.overall_supported,
         "unsupported": set(labels.unsupported_response_sentence_keys or []),
         **{name: scores.get(name) for name in SCORES},
     }

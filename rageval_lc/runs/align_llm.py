@@ -21,14 +21,22 @@ from typing import Any
 
 from rageval_lc.datasets.labelled import LabelledSample
 from rageval_lc.judges.offline.align import AlignItem
-from rageval_lc.runs.align_report import SCORES, AlignReport, HeldOutCheck, figure_changes, split_labelled
+from rageval_lc.runs.align_report import (
+    SCORES,
+    AlignReport,
+    HeldOutCheck,
+    figure_changes,
+    held_out_kinds,
+    split_labelled,
+)
 
 __all__ = ["align_llm_judge"]
 
 
 def _predictions(run: Any) -> list[dict[str, Any]]:
     """Per row: P(hallucinated) from the adherence probability, faithfulness or adherence (whichever the metrics
-    give), and the TRACe scores; None where a score is not ok."""
+    give), the row verdict (hallucinated: adherence 0, or faithfulness below 0.5, as labels are read), and the
+    TRACe scores; None where a score is not ok."""
     out = []
     for result in run.results:
         scores = {name: r.score for name, r in result.results.items() if r.status == "ok"}
@@ -39,7 +47,9 @@ def _predictions(run: Any) -> list[dict[str, Any]]:
             p = 1.0 - scores["faithfulness"]
         elif scores.get("adherence") is not None:
             p = 1.0 - scores["adherence"]
-        out.append({"p_hallucinated": p, "unsupported": None, **{name: scores.get(name) for name in SCORES}})
+        verdict = next((scores[k] < 0.5 for k in ("adherence", "faithfulness") if scores.get(k) is not None), None)
+        row = {"p_hallucinated": p, "hallucinated": verdict, "unsupported": None}
+        out.append({**row, **{name: scores.get(name) for name in SCORES}})
     return out
 
 
@@ -109,6 +119,8 @@ def align_llm_judge(
         compiled=report.compiled,
         resumed=report.resumed,
         skipped=[f"{name}: {why}" for name, why in report.skipped.items()],
+        held_out_kinds=held_out_kinds(items),
+        held_out_share=check.held_out,
     )
     if check.force or result.usable:
         if out is not None:

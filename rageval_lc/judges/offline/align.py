@@ -36,7 +36,15 @@ from rageval_lc.judges.offline.model import (
     share_row_features,
 )
 
-__all__ = ["MODELS", "STRENGTHS", "AlignItem", "fit_aligned", "shrunk_linear", "shrunk_logistic"]
+__all__ = [
+    "MODELS",
+    "STRENGTHS",
+    "AlignItem",
+    "balanced_threshold",
+    "fit_aligned",
+    "shrunk_linear",
+    "shrunk_logistic",
+]
 
 #: The strengths cross-validation chooses from (rows' worth of belief in the shipped model; inf: keep it).
 STRENGTHS = (math.inf, 300.0, 100.0, 30.0, 10.0, 3.0)
@@ -145,6 +153,44 @@ def _log_loss(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     return -(y * np.log(p) + (1 - y) * np.log(1 - p))
 
 
+def balanced_threshold(scores: np.ndarray, truth: np.ndarray, current: float) -> float:
+    """The threshold ``t`` (a row is positive when its score is at least ``t``) with the highest balanced accuracy
+    against ``truth``: the midpoints between adjacent scores and ``current`` are tried; a tie goes to the one
+    closest to ``current``, and so does one class only. A score of ``-inf`` is never positive (a verdict fixed
+    whatever the threshold, such as a row a contradiction forces).
+
+    Example:
+        >>> balanced_threshold(np.array([0.2, 0.4, 0.6, 0.9]), np.array([False, False, True, True]), 0.8)
+        0.5
+    """
+    scores, truth = np.asarray(scores, dtype=float), np.asarray(truth, dtype=bool)
+    if truth.all() or not truth.any():
+        return current
+    finite = np.unique(scores[np.isfinite(scores)])
+    candidates = np.append((finite[:-1] + finite[1:]) / 2, current)
+    positive = scores[None, :] >= candidates[:, None]
+    balanced = (positive[:, truth].mean(axis=1) + (~positive[:, ~truth]).mean(axis=1)) / 2
+    best = np.flatnonzero(balanced >= balanced.max() - 1e-12)
+    return float(candidates[min(best, key=lambda i: (abs(candidates[i] - current), candidates[i]))])
+
+
+def _out_of_fold(
+    fit: Callable[[np.ndarray], Any],
+    predict: Callable[[Any, np.ndarray], np.ndarray],
+    rows_of: np.ndarray,
+    groups: Sequence[str],
+    size: int,
+) -> np.ndarray:
+    """Each table row's prediction by a model fitted without its group's fold (``fit(train_mask)``,
+    ``predict(model, test_mask)``); the model fitted on every row where the folds leave nothing to fit on."""
+    out = np.zeros(size)
+    folds = [fold[rows_of] for fold in _folds(groups)]
+    for fold in folds:
+        if fold.any():
+            out[fold] = predict(fit(~fold) if (~fold).any() else fit(np.ones(size, dtype=bool)), fold)
+    return out
+
+
 def _choose(
     fit: Callable[[float, np.ndarray], object],
     loss: Callable[[object, np.ndarray], np.ndarray],
@@ -202,16 +248,27 @@ MODELS = (
 )
 
 
+def _adjusted(item: AlignItem, p_unsupported: np.ndarray, params: LocalParams) -> tuple[np.ndarray, bool]:
+    """One item's sentence probabilities after the NLI verdicts, as the judge computes them, and whether a
+    contradiction forces its row's verdict (unsupported, whatever the threshold)."""
+    from rageval_lc.judges.offline.judge import closest_documents, nli_adjusted
+
+    adjusted, flags = nli_adjusted(p_unsupported, item.features.nli_verdicts, params, closest_documents(item.features))
+    return adjusted, any(flags)
+
+
 def fit_aligned(
     items: Sequence[AlignItem], shipped: LocalParams, models: Sequence[str] = MODELS
 ) -> tuple[LocalParams, dict[str, float]]:
     """``shipped`` refitted on ``items``: each of ``models`` the labels speak to, with the strength grouped
-    cross-validation chooses (:data:`STRENGTHS`); the rest, and every threshold, stay as shipped.
+    cross-validation chooses (:data:`STRENGTHS`); the rest stay as shipped. A refitted probability model takes
+    its decision threshold with it (the support model ``support_threshold``; the support or hallucination model
+    ``adherence_threshold``): the one with the best balanced accuracy on the items' out-of-fold predictions
+    (:func:`balanced_threshold`), so the verdicts the aligned judge gives match the probabilities it computes.
+    The other thresholds stay as shipped.
 
     Returns the parameters and the chosen strength per refitted model (inf: kept).
     """
-    from rageval_lc.judges.offline.judge import closest_documents, nli_adjusted
-
     groups = [it.group for it in items]
     chosen: dict[str, float] = {}
     params = shipped
@@ -280,32 +337,56 @@ def fit_aligned(
         x = np.vstack([items[i].features.support_inputs for i in labelled])
         y = np.array([k in unsupported[i] for i in labelled for k in items[i].features.response_keys])
         of = np.concatenate([np.full(len(items[i].features.response_keys), j) for j, i in enumerate(labelled)])
+        sub_groups = [groups[i] for i in labelled]
         strength = _choose(
             lambda s, m: shrunk_logistic(shipped.support, x[m], y[m], strength=s),
             lambda model, m: _log_loss(model.predict(x[m]), y[m]),
             of,
-            [groups[i] for i in labelled],
+            sub_groups,
         )
         chosen["support"] = strength
         params = dataclasses.replace(params, support=shrunk_logistic(shipped.support, x, y, strength=strength))
+        if not math.isinf(strength):  # the sentence threshold, refitted with the model on predictions out of fold
+            raw = _out_of_fold(
+                lambda m: shrunk_logistic(shipped.support, x[m], y[m], strength=strength),
+                lambda model, m: model.predict(x[m]),
+                of,
+                sub_groups,
+                len(y),
+            )
+            adjusted = np.concatenate([_adjusted(items[i], raw[of == j], params)[0] for j, i in enumerate(labelled)])
+            params = dataclasses.replace(
+                params, support_threshold=balanced_threshold(adjusted, y, shipped.support_threshold)
+            )
     rows = [it for it in items if it.hallucinated is not None and len(it.features.response_keys)]
     if rows and "hallucination" in models:
-
-        def row_features(it: AlignItem) -> np.ndarray:
-            p = params.support.predict(it.features.support_inputs)
-            adjusted = nli_adjusted(p, it.features.nli_verdicts, params, closest_documents(it.features))[0]
-            return adherence_row_features(adjusted)
-
-        x = np.array([row_features(it) for it in rows])
+        adjusted_rows = [_adjusted(it, params.support.predict(it.features.support_inputs), params) for it in rows]
+        x = np.array([adherence_row_features(adjusted) for adjusted, _ in adjusted_rows])
         y = np.array([it.hallucinated for it in rows], dtype=float)
+        row_groups = [it.group for it in rows]
         strength = _choose(
             lambda s, m: shrunk_logistic(shipped.hallucination, x[m], y[m], strength=s),
             lambda model, m: _log_loss(model.predict(x[m]), y[m]),
             np.arange(len(rows)),
-            [it.group for it in rows],
+            row_groups,
         )
         chosen["hallucination"] = strength
         params = dataclasses.replace(
             params, hallucination=shrunk_logistic(shipped.hallucination, x, y, strength=strength)
         )
+        if not (math.isinf(strength) and math.isinf(chosen.get("support", math.inf))):
+            # a refitted probability moves its decision threshold with it: chosen on the fitted rows, each row's
+            # probability from a model that did not see it (out of fold), a contradiction forcing its verdict
+            p_hallucinated = _out_of_fold(
+                lambda m: shrunk_logistic(shipped.hallucination, x[m], y[m], strength=strength),
+                lambda model, m: model.predict(x[m]),
+                np.arange(len(rows)),
+                row_groups,
+                len(y),
+            )
+            adherent = np.array(
+                [-np.inf if forced else 1.0 - p for p, (_, forced) in zip(p_hallucinated, adjusted_rows, strict=True)]
+            )
+            threshold = balanced_threshold(adherent, y == 0, shipped.adherence_threshold)
+            params = dataclasses.replace(params, adherence_threshold=threshold)
     return params, chosen

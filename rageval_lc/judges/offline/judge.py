@@ -288,12 +288,20 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
     contradicted = {
         k: v for k, v in zip(features.response_keys, verdicts, strict=True) if k in flagged and _opposition(v)[0]
     }
+    # a sentence flagged only as the most doubtful one of an answer judged not fully supported says so
+    doubt = (
+        f"the answer as a whole is judged not fully supported (probability {probability:.3f}, below the "
+        f"threshold {params.adherence_threshold:.3f}) and this is its most doubtful sentence"
+    )
     support = []
     for i, key in enumerate(features.response_keys):
+        by_answer = key in flagged and key not in forced and p_unsupported[i] < params.support_threshold
         support.append(
             {
                 "response_sentence_key": key,
-                "explanation": sentence_explanation(features, i, float(p_unsupported[i]), key in flagged),
+                "explanation": sentence_explanation(
+                    features, i, float(p_unsupported[i]), key in flagged, doubt if by_answer else None
+                ),
                 "supporting_sentence_keys": _supporting_keys(features, i, key in flagged),
                 "fully_supported": key not in flagged,
             }
@@ -317,7 +325,9 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
         relevance_explanation=relevance_text,
         all_relevant_sentence_keys=relevant,
         overall_supported_explanation=(
-            f"Estimated probability that every response sentence is supported: {probability:.2f}."
+            f"Estimated probability that every response sentence is supported: {probability:.3f} "
+            f"({'at or above' if probability >= params.adherence_threshold else 'below'} the threshold "
+            f"{params.adherence_threshold:.3f}" + ("; a contradiction decides it)." if forced else ").")
         ),
         overall_supported=supported,
         sentence_support_information=support,
@@ -357,8 +367,12 @@ def _against_note(verdict: SentenceNli | None, against: Sequence[str]) -> str:
     )
 
 
-def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float, flagged: bool) -> str:
-    """Why response sentence ``i`` is supported, contradicted or not found, in words and figures."""
+def sentence_explanation(
+    features: SampleFeatures, i: int, p_unsupported: float, flagged: bool, by_answer: str | None = None
+) -> str:
+    """Why response sentence ``i`` is supported, contradicted or not found, in words and figures. ``by_answer``:
+    why a sentence the figures alone would not flag is flagged all the same (the answer's verdict), said first so
+    that the reason never reads against the verdict."""
     best = features.best_matches[i]
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
     conflicting, detail = _opposition(verdict) if verdict is not None else ((), "")
@@ -370,7 +384,7 @@ def sentence_explanation(features: SampleFeatures, i: int, p_unsupported: float,
         if verdict.kind == "nli":
             text += f" (NLI contradiction probability {verdict.strength:.2f})"
     elif flagged:
-        text = "Not found in the documents"
+        text = f"Not shown to be supported: {by_answer}" if by_answer else "Not found in the documents"
         if keys:
             similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
             text += f"; closest document sentence {keys[0]}{similarity}"
