@@ -1,22 +1,36 @@
 """Score chains inline: a LangChain callback handler that evaluates every root run when it ends.
 
-Per root run the handler collects the question (the chain's input), the documents its retrievers
-return (``on_retriever_end``, nested runs included), the answer (the chain's output: a string, a
-message or a dict) and an optional reference (the run's metadata, ``reference`` by default); a run
-that retrieved nothing (and whose output names no contexts) leaves the context metrics ``undetermined``
-("No retrieved contexts were found in the run."). When the root run ends it scores the sample — on a
-background worker by default, so the chain is not slowed, or inline with ``background=False`` — stores
-the result under the run id and hands it to the sinks (the record: question, contexts, response, reference,
-the result row, LangSmith-style ``feedback``, ``"producer": "callback"`` and the LangSmith project the run
-is traced to, ``tracing_project``). Under asyncio (``ainvoke``, ``astream``) inline scoring runs on the
-loop's default executor, so ``ainvoke`` still returns after the score but the event loop is never blocked.
-The worker waits for a quiet moment (no callback event for ``quiet_ms``, as while a chain waits for its
-model; at most ``max_delay_s``) so that scoring does not compete with a chain's own Python work.
-It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason. A sink
-that fails logs its first traceback, then only counts (:attr:`RagEvalCallbackHandler.sink_failures`,
-summed up in one warning at :meth:`~RagEvalCallbackHandler.close`). A closed handler scores nothing: each
-run that ends after ``close()`` becomes an ``error`` result ("the handler was closed …"), kept and sent to
-the sinks like any other, with one warning.
+Per root run the handler collects the question (the chain's input), the contexts (below), the answer (the
+chain's output: a string, a message or a dict) and an optional reference (the run's metadata, ``reference`` by
+default). When the root run ends it scores the sample — on a background worker by default, so the chain is not
+slowed, or inline with ``background=False`` — stores the result under the run id and hands it to the sinks (the
+record: question, contexts, response, reference, the result row, LangSmith-style ``feedback``, ``"producer":
+"callback"`` and the LangSmith project the run is traced to, ``tracing_project``). Under asyncio (``ainvoke``,
+``astream``) inline scoring runs on the loop's default executor, so ``ainvoke`` still returns after the score
+but the event loop is never blocked. The worker waits for a quiet moment (no callback event for ``quiet_ms``, as
+while a chain waits for its model; at most ``max_delay_s``) so that scoring does not compete with a chain's own
+Python work. It never raises into the chain: a failure anywhere becomes an ``error`` result with the reason. A
+sink that fails logs its first traceback, then only counts (:attr:`RagEvalCallbackHandler.sink_failures`, summed
+up in one warning at :meth:`~RagEvalCallbackHandler.close`). A closed handler scores nothing: each run that ends
+after ``close()`` becomes an ``error`` result ("the handler was closed …"), kept and sent to the sinks like any
+other, with one warning.
+
+The contexts are found in the runs inside the root run, in the order they ended:
+
+1. the documents of every retriever run (``on_retriever_end``, a ``BaseRetriever``), if any returned some;
+2. else the documents that chain runs (a ``RunnableLambda``, a sub-chain) returned: a document, a list of
+   documents, or documents under a context key such as ``docs`` or ``context`` of a mapping
+   (:func:`~rageval_lc.adapters.common.contexts_in`). Each text counts once, where it first appeared: documents
+   also pass through the ``RunnableParallel`` that ran the retrieval and the steps that merge or carry them on.
+   The prompt (documents in, a prompt out) and the model add none; the root run's own output is looked at in 4;
+3. else the strings under a context key of a chain run's output, from runs whose input holds no contexts (so a
+   step that formats the passages into one string does not add it again), each once;
+4. else the contexts in the root run's own output, then its input (``{"answer": ..., "contexts": [...]}``).
+
+``contexts_from=`` replaces 1 to 3: a run name, or a function of a :class:`ChildRun` that is true for the runs
+holding the contexts (a string or a list of strings counts there too). A run in which nothing is found leaves the
+context metrics ``undetermined`` ("No retrieved contexts were found in the run.") and, unless a retriever ran and
+returned nothing, logs a warning that names ``contexts_from=`` — once per handler.
 
 Example:
     >>> from langchain_core.runnables import RunnableLambda
@@ -32,9 +46,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from uuid import UUID
 
@@ -43,13 +57,13 @@ from langchain_core.tracers.context import tracing_v2_callback_var
 from langsmith.run_helpers import get_current_run_tree, get_tracing_context
 from langsmith.utils import get_tracer_project
 
-from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source, resilient_judge
+from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source, contexts_in, resilient_judge
 from rageval_lc.adapters.sinks import CallableSink, Sink
 from rageval_lc.runs.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
-__all__ = ["CLOSED_REASON", "RagEvalCallbackHandler"]
+__all__ = ["CLOSED_REASON", "ChildRun", "RagEvalCallbackHandler"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,12 +71,43 @@ logger = logging.getLogger(__name__)
 CLOSED_REASON = "the handler was closed before this run ended; it was not scored"
 
 
+@dataclass(frozen=True)
+class ChildRun:
+    """A chain or retriever run inside a root run, as ``contexts_from=`` sees it once it has ended.
+
+    Attributes:
+        name: the run's name: ``RunnableLambda(f, name=...)`` or ``.with_config(run_name=...)``, else the
+            runnable's own (``"fetch"`` for ``RunnableLambda(fetch)``, a retriever's class name).
+        tags: its tags, e.g. ``("map:key:docs",)`` for the ``docs`` branch of a ``RunnableParallel``.
+        run_type: ``"chain"`` or ``"retriever"``.
+        inputs: what it was called with (a retriever: the query).
+        outputs: what it returned (a retriever: its documents).
+        run_id: its id.
+        parent_run_id: the id of the run it ran in.
+
+    Example:
+        >>> run = ChildRun("fetch", ("map:key:docs",), "chain", inputs="Where?", outputs=["Paris is in France."])
+        >>> picks = lambda run: run.name == "fetch" and "map:key:docs" in run.tags  # contexts_from=picks
+        >>> picks(run)
+        True
+    """
+
+    name: str
+    tags: tuple[str, ...]
+    run_type: str
+    inputs: Any
+    outputs: Any = None
+    run_id: UUID | None = None
+    parent_run_id: UUID | None = None
+
+
 @dataclass
 class _Collected:
     inputs: Any
     metadata: dict[str, Any]
-    documents: list[Any] = field(default_factory=list)
-    children: list[UUID] = field(default_factory=list)
+    runs: list[ChildRun] = field(default_factory=list)  # the child runs that ended, in that order
+    started: dict[UUID, ChildRun] = field(default_factory=dict)  # the child runs under way
+    parents: dict[UUID, UUID] = field(default_factory=dict)  # every child run's parent
     project: str | None = None  # the LangSmith project the run is traced to
 
 
@@ -81,6 +126,10 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             string input is the question).
         answer: where the answer sits in the chain's output (a bare string or message is the answer).
         reference_key: the run-metadata key holding the reference answer.
+        contexts_from: the run holding the contexts, when the default rule (module docstring) picks the wrong
+            one or none: a run name, or a function of a :class:`ChildRun` that is true for it (each run it
+            picks counts, in the order they ended). E.g. ``contexts_from="rerank"``, or
+            ``contexts_from=lambda run: run.name == "fetch" and "map:key:docs" in run.tags``.
         quiet_ms: background mode: score once no callback event has come for this long (0: at once).
         max_delay_s: background mode: score anyway once a run has waited this long for a quiet moment.
         **options: ``requests_per_minute``, ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (the judge's
@@ -106,6 +155,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         question: Source | None = None,
         answer: Source | None = None,
         reference_key: str = "reference",
+        contexts_from: str | Callable[[ChildRun], bool] | None = None,
         quiet_ms: float = 2.0,
         max_delay_s: float = 1.0,
         **options: Any,
@@ -116,6 +166,13 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         defaults = FieldMap()
         self.fields = FieldMap(question=question or defaults.question, response=answer or defaults.response)
         self.reference_key = reference_key
+        if contexts_from is not None and not isinstance(contexts_from, str) and not callable(contexts_from):
+            msg = (
+                "The 'contexts_from' parameter of RagEvalCallbackHandler must be a run name (str) or a function "
+                f"of a ChildRun. Got {contexts_from!r} instead."
+            )
+            raise TypeError(msg)
+        self.contexts_from = contexts_from
         self.quiet_s = max(0.0, quiet_ms) / 1000.0
         self.max_delay_s = max_delay_s
         self._last_event = time.monotonic()
@@ -132,6 +189,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         self.sink_failures: dict[str, int] = {}
         self._records_sent = 0
         self._warned_closed = False
+        self._warned_contexts = False
 
     # --- bookkeeping ------------------------------------------------------------------------------
 
@@ -142,13 +200,18 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
     on_llm_start = on_chat_model_start = on_llm_end = on_llm_error = _stamp
     on_tool_start = on_tool_end = on_tool_error = on_retriever_error = _stamp
 
-    def _child(self, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _child(
+        self, run_id: UUID, parent_run_id: UUID | None, run_type: str, inputs: Any, tags: Any, kwargs: dict[str, Any]
+    ) -> None:
         self._last_event = time.monotonic()
         with self._lock:
             root = self._root_of.get(parent_run_id) if parent_run_id is not None else None
             if root is not None and root in self._pending:
                 self._root_of[run_id] = root
-                self._pending[root].children.append(run_id)
+                self._pending[root].parents[run_id] = parent_run_id
+                name = kwargs.get("name") or ""  # LangChain names every run it starts
+                run = ChildRun(name, tuple(tags or ()), run_type, inputs, None, run_id, parent_run_id)
+                self._pending[root].started[run_id] = run
                 tree = get_current_run_tree()  # inside a traced root run: LangSmith's own record of it
                 if tree is not None and tree.id == root and tree.session_name:
                     self._pending[root].project = tree.session_name
@@ -160,10 +223,11 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         *,
         run_id: UUID,
         parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """A run without a known parent is a root: remember its input and metadata."""
+        """A run without a known parent is a root: remember its input and metadata; a child: its name and input."""
         self._last_event = time.monotonic()
         with self._lock:
             if parent_run_id is None or parent_run_id not in self._root_of:
@@ -172,31 +236,46 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                     inputs=inputs, metadata=dict(metadata or {}), project=_ambient_project()
                 )
             else:
-                self._child(run_id, parent_run_id)
+                self._child(run_id, parent_run_id, "chain", inputs, tags, kwargs)
 
     def on_retriever_start(
-        self, serialized: Any, query: str, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+        self,
+        serialized: Any,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> None:
         """Remember which root the retriever belongs to."""
-        self._child(run_id, parent_run_id)
+        self._child(run_id, parent_run_id, "retriever", query, tags, kwargs)
 
     def on_retriever_end(
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         """Keep the documents for the root run."""
-        self._last_event = time.monotonic()
-        with self._lock:
-            root = self._root_of.get(run_id) or (self._root_of.get(parent_run_id) if parent_run_id else None)
-            if root is not None and root in self._pending:
-                self._pending[root].documents.extend(documents)
+        self._ended(run_id, list(documents), None)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        """The root run ended: score it."""
+        """The root run ended: score it. A child run ended: keep what it returned."""
         collected = self._finish(run_id)
-        if collected is not None:
-            if kwargs.get("inputs") is not None:  # streamed runs start with a placeholder and end with the input
-                collected.inputs = kwargs["inputs"]
-            self._dispatch(run_id, collected, outputs, None)
+        if collected is None:
+            self._ended(run_id, outputs, kwargs.get("inputs"))
+            return
+        if kwargs.get("inputs") is not None:  # streamed runs start with a placeholder and end with the input
+            collected.inputs = kwargs["inputs"]
+        self._dispatch(run_id, collected, outputs, None)
+
+    def _ended(self, run_id: UUID, outputs: Any, inputs: Any) -> None:
+        self._last_event = time.monotonic()
+        with self._lock:
+            root = self._root_of.get(run_id)
+            collected = self._pending.get(root) if root is not None else None
+            run = collected.started.pop(run_id, None) if collected is not None else None
+            if run is not None:
+                inputs = run.inputs if inputs is None else inputs  # streamed: the input comes at the end
+                collected.runs.append(replace(run, inputs=inputs, outputs=outputs))
 
     def on_chain_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -213,7 +292,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                 return None
             collected = self._pending.pop(run_id, None)
             self._root_of.pop(run_id, None)
-            for child in collected.children if collected else ():
+            for child in collected.parents if collected else ():
                 self._root_of.pop(child, None)
             return collected
 
@@ -255,7 +334,45 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             outputs,
             None if reference is None else {"reference": reference},
             sample_id=key,
-            contexts=collected.documents or None,
+            contexts=self._contexts(collected) or None,
+        )
+
+    def _contexts(self, collected: _Collected) -> list[Any]:
+        """The contexts the runs inside the root run hold (the rule is in the module docstring)."""
+        runs = collected.runs
+        if self.contexts_from is not None:
+            chosen = self.contexts_from if callable(self.contexts_from) else _named(self.contexts_from)
+            return [context for run in runs if chosen(run) for context in contexts_in(run.outputs, strings=True)]
+        retrieved = [document for run in runs if run.run_type == "retriever" for document in run.outputs]
+        if retrieved:
+            return retrieved
+        returned = [(run, contexts_in(run.outputs)) for run in runs if run.run_type == "chain"]
+        documents = [context for _, found in returned for context in found if hasattr(context, "page_content")]
+        if documents:
+            return _once(documents)
+        return _once(context for run, found in returned if not contexts_in(run.inputs) for context in found)
+
+    def _warn_no_contexts(self, key: str, collected: _Collected, sample: Any) -> None:
+        """Once per handler: a run whose context metrics are undetermined because no run held contexts."""
+        if sample.contexts or not any(spec.needs_contexts for spec in self.specs):
+            return
+        if self.contexts_from is None and any(run.run_type == "retriever" for run in collected.runs):
+            return  # a retriever ran and returned nothing: no option would change that
+        with self._lock:
+            if self._warned_contexts:
+                return
+            self._warned_contexts = True
+        where = (
+            f"no run that contexts_from={self.contexts_from!r} picks returned any"
+            if self.contexts_from is not None
+            else "no retriever ran and no run returned documents"
+        )
+        logger.warning(
+            "RagEvalCallbackHandler found no contexts in run %s (%s), so its context metrics are undetermined. "
+            "Pass contexts_from= (a run name, or a function of the run) to say which run holds them. "
+            "Logged once per handler.",
+            key,
+            where,
         )
 
     def _score(self, run_id: UUID, collected: _Collected, outputs: Any, error: BaseException | None) -> None:
@@ -267,6 +384,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             if error is not None:
                 raise RuntimeError(f"the chain raised {type(error).__name__}: {error}")
             sample = self._sample(key, collected, outputs)
+            self._warn_no_contexts(key, collected, sample)
             options = {"no_contexts_reason": NO_CONTEXTS_IN_RUN, **self.options}
             result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **options)
         except Exception as exc:  # never into the chain: an error result instead
@@ -350,6 +468,23 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _named(name: str) -> Callable[[ChildRun], bool]:
+    return lambda run: run.name == name
+
+
+def _once(contexts: Iterable[Any]) -> list[Any]:
+    """Each text once, where it first appeared (documents pass through several runs: the parallel step that ran
+    the retrieval, the steps that merge or carry them on)."""
+    seen: set[str] = set()
+    kept = []
+    for context in contexts:
+        text = getattr(context, "page_content", context)
+        if text not in seen:
+            seen.add(text)
+            kept.append(context)
+    return kept
 
 
 def _sink_name(sink: Sink) -> str:

@@ -29,6 +29,7 @@ __all__ = [
     "RESILIENCE_OPTIONS",
     "FieldMap",
     "MetricScorer",
+    "contexts_in",
     "resilient_judge",
     "resolve_judge",
     "retrieved_documents",
@@ -156,6 +157,30 @@ def retrieved_documents(run: Any) -> list[Any]:
                 found.extend(_document(d) for d in documents)
         stack.extend(reversed(getattr(child, "child_runs", None) or []))
     return found
+
+
+def contexts_in(value: Any, *, strings: bool = False) -> list[Any]:
+    """The contexts a value holds (what a run returned, or what it was called with): a document, a list of
+    documents, or documents or strings under one of :class:`FieldMap`'s context keys (``contexts``, ``context``,
+    ``documents``, ``source_documents``, ``retrieved_contexts``, ``docs``) of a mapping. With ``strings=True`` a
+    bare string or list of strings counts too. Anything else holds none: ``[]``.
+
+    Example:
+        >>> contexts_in({"question": "Where is Paris?", "docs": ["Paris is in France."]})
+        ['Paris is in France.']
+        >>> contexts_in(["query one", "query two"]), contexts_in(["Paris is in France."], strings=True)
+        ([], ['Paris is in France.'])
+    """
+    if isinstance(value, Mapping):
+        value, strings = _find(FieldMap.contexts, value), True
+    items = [value] if isinstance(value, str) or hasattr(value, "page_content") else value
+    if isinstance(items, (list, tuple)) and items and all(_is_context(item, strings) for item in items):
+        return list(items)
+    return []
+
+
+def _is_context(item: Any, strings: bool) -> bool:
+    return hasattr(item, "page_content") or (strings and isinstance(item, str))
 
 
 def _document(value: Any) -> Any:

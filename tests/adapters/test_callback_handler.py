@@ -17,6 +17,7 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 
@@ -412,3 +413,146 @@ def test_a_failing_sink_logs_one_traceback_then_counts(caplog: pytest.LogCapture
     assert list(handler.sink_failures.values()) == [5]
     (summary,) = [r.getMessage() for r in caplog.records if not r.exc_info]
     assert "failed for 5 of 5 records" in summary
+
+
+# --- contexts from runs that are not BaseRetrievers ----------------------------------------------------------------
+
+
+def fetch(question: str) -> list[Document]:
+    """A retrieval function, as LCEL chains often have instead of a BaseRetriever."""
+    return [Document(page_content=f"Cats sleep a lot. {question} is asked here."), Document(page_content="Dogs bark.")]
+
+
+def answer_from(prompt_keys: str = "{docs}") -> Any:
+    """Prompt (its input holds the documents), fake chat model, parser: ANSWER whatever the documents."""
+    template = ChatPromptTemplate.from_template(prompt_keys + "\nQuestion: {question}")
+    return template | FakeListChatModel(responses=[ANSWER]) | StrOutputParser()
+
+
+def scored(chain: Any, question: str, **options: Any) -> dict[str, Any]:
+    """The record of one invoke with a fresh inline handler (CopyJudge: faithfulness is the share of ANSWER's two
+    sentences found word for word in a context)."""
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(
+        ["faithfulness", "context_precision"], judge=CopyJudge(), sinks=[sink], background=False, **options
+    )
+    assert chain.invoke(question, config={"callbacks": [handler]}) == ANSWER
+    (record,) = sink.records
+    return record
+
+
+def test_a_runnable_lambda_retriever_is_found(caplog: pytest.LogCaptureFixture) -> None:
+    chain = {"question": RunnablePassthrough(), "docs": RunnableLambda(fetch, name="fake_retriever")} | answer_from()
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness", "context_precision"], judge=CopyJudge(), sinks=[sink])
+    with caplog.at_level("WARNING", logger="rageval_lc.adapters.callback"):
+        assert chain.invoke("Q1", config={"callbacks": [handler]}) == ANSWER
+        assert "".join(chain.stream("Q2", config={"callbacks": [handler]})) == ANSWER  # inputs come at the end
+        assert handler.wait(timeout=60)
+    check(handler, sink, ["Q1", "Q2"])  # each run's two documents, once; faithfulness 1/2, precision 1
+    assert caplog.records == []
+
+
+def test_contexts_passed_on_or_reshaped_are_counted_once() -> None:
+    # the documents are also in the outputs of the assign step (and of the RunnableParallel inside it), in the
+    # prompt's input and in the next assign step's input and output: only the function that fetched them counts
+    retrieve = RunnableLambda(lambda p: fetch(p["question"]))
+    assign = RunnablePassthrough.assign(docs=retrieve) | RunnablePassthrough.assign(answer=answer_from())
+    record = scored({"question": RunnablePassthrough()} | assign | RunnableLambda(lambda p: p["answer"]), "Qa")
+    assert record["contexts"] == ["Cats sleep a lot. Qa is asked here.", "Dogs bark."]
+    assert (record["scores"]["faithfulness"], record["scores"]["context_precision"]) == (0.5, 1.0)
+    # formatted into one string under "context" by the branch that fetched them: fetch's documents, not the string
+    join = RunnableLambda(lambda docs: "\n\n".join(d.page_content for d in docs))
+    chain = {"question": RunnablePassthrough(), "context": RunnableLambda(fetch) | join} | answer_from("{context}")
+    assert scored(chain, "Qj")["contexts"] == ["Cats sleep a lot. Qj is asked here.", "Dogs bark."]
+    # no documents anywhere: the strings under "context" where they first appear, not the step that joins them
+    passages = RunnableLambda(lambda q: ["Cats sleep a lot.", "Dogs bark."])
+    join_context = RunnablePassthrough.assign(context=lambda p: "\n\n".join(p["context"]))
+    chain = {"question": RunnablePassthrough(), "context": passages} | join_context | answer_from("{context}")
+    assert scored(chain, "Qs")["contexts"] == ["Cats sleep a lot.", "Dogs bark."]
+
+
+def cats(question: str) -> list[Document]:
+    return [Document(page_content="Cats sleep a lot.")]
+
+
+def flying(question: str) -> list[Document]:
+    return [Document(page_content="Cats can fly.")]
+
+
+def two_retrievals() -> Any:
+    retrieve = RunnableParallel(question=RunnablePassthrough(), cats=RunnableLambda(cats), fly=RunnableLambda(flying))
+    to_docs = RunnableLambda(lambda p: {"question": p["question"], "docs": p["cats"] + p["fly"]})
+    return retrieve | to_docs | answer_from()
+
+
+def test_two_retrieval_functions_both_count() -> None:
+    record = scored(two_retrievals(), "Q2")
+    assert sorted(record["contexts"]) == ["Cats can fly.", "Cats sleep a lot."]  # parallel branches: any order
+    assert record["scores"]["faithfulness"] == 1.0  # each sentence of ANSWER is in one of them
+    # one after the other: in the order they ran
+    chain = RunnablePassthrough.assign(a=RunnableLambda(lambda p: flying(p["question"]))) | RunnablePassthrough.assign(
+        b=RunnableLambda(lambda p: cats(p["question"]))
+    )
+    chain |= RunnableLambda(lambda p: {"question": p["question"], "docs": p["a"] + p["b"]}) | answer_from()
+    assert scored(RunnableLambda(lambda q: {"question": q}) | chain, "Q3")["contexts"] == [
+        "Cats can fly.",
+        "Cats sleep a lot.",
+    ]
+
+
+def test_a_retriever_run_takes_priority_over_functions() -> None:
+    retrieve = RunnableParallel(question=RunnablePassthrough(), topic=TopicRetriever(), fly=RunnableLambda(flying))
+    to_docs = RunnableLambda(lambda p: {"question": p["question"], "docs": p["topic"] + p["fly"]})
+    record = scored(retrieve | to_docs | answer_from(), "Qp")
+    assert record["contexts"] == ["Cats sleep a lot. Qp is asked here.", "Dogs bark."]
+    assert record["scores"]["faithfulness"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "contexts_from",
+    ["cats", lambda run: "map:key:cats" in run.tags and run.run_type == "chain"],
+    ids=["by-name", "by-function"],
+)
+def test_contexts_from_picks_one_of_two(contexts_from: Any) -> None:
+    record = scored(two_retrievals(), "Qc", contexts_from=contexts_from)
+    assert record["contexts"] == ["Cats sleep a lot."]
+    assert record["scores"]["faithfulness"] == 0.5  # "Cats can fly." is no longer in the contexts
+
+
+def test_contexts_from_takes_strings_the_default_rule_does_not() -> None:
+    passages = RunnableLambda(lambda q: ["Cats sleep a lot.", "Cats can fly."], name="passages")
+    chain = {"question": RunnablePassthrough(), "passages": passages} | answer_from("{passages}")
+    assert scored(chain, "Qs")["contexts"] == []  # a list of strings could be anything (queries, keywords)
+    record = scored(chain, "Qs", contexts_from="passages")
+    assert (record["contexts"], record["scores"]["faithfulness"]) == (["Cats sleep a lot.", "Cats can fly."], 1.0)
+    with pytest.raises(TypeError, match="'contexts_from' parameter of RagEvalCallbackHandler"):
+        RagEvalCallbackHandler(contexts_from=3)
+
+
+def test_a_failing_contexts_from_is_an_error_result() -> None:
+    record = scored(two_retrievals(), "Qf", contexts_from=lambda run: 1 / 0)
+    assert record["status"]["faithfulness"] == "error"
+    assert record["reason"]["faithfulness"] == "ZeroDivisionError: division by zero"
+
+
+def test_no_contexts_is_warned_once_per_handler(caplog: pytest.LogCaptureFixture) -> None:
+    passages = RunnableLambda(lambda q: ["Cats sleep a lot."], name="passages")
+    chain = {"question": RunnablePassthrough(), "passages": passages} | answer_from("{passages}")
+    sink = MemorySink()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=CopyJudge(), sinks=[sink])
+    missing = RagEvalCallbackHandler(["faithfulness"], judge=CopyJudge(), sinks=[sink], contexts_from="retrieve")
+    with caplog.at_level("WARNING", logger="rageval_lc.adapters.callback"):
+        for question in ("Q1", "Q2"):
+            chain.invoke(question, config={"callbacks": [handler]})
+        assert handler.wait(timeout=60)
+        assert len(caplog.records) == 1  # two runs, one warning
+        for question in ("Q3", "Q4"):
+            chain.invoke(question, config={"callbacks": [missing]})
+        assert missing.wait(timeout=60)
+    first, second = (r.getMessage() for r in caplog.records)
+    assert "no retriever ran and no run returned documents" in first and "Pass contexts_from=" in first
+    assert "no run that contexts_from='retrieve' picks returned any" in second and "Pass contexts_from=" in second
+    assert [(r["status"]["faithfulness"], r["reason"]["faithfulness"]) for r in sink.records] == [
+        ("undetermined", "No retrieved contexts were found in the run.")
+    ] * 4
