@@ -336,11 +336,24 @@ def _make_judge(args: argparse.Namespace) -> Any:
     return make_judge(
         args.judge,
         api_base=args.api_base,
-        api_key_env=args.api_key_env,
+        api_key_env=_api_key_env(args),
         max_retries=args.max_retries,
         device=args.device,
         **extra,
     )
+
+
+def _api_key_env(args: argparse.Namespace) -> str | None:
+    """The variable ``--api-key-env`` names, for the judge to read the key from; None for a dry run, which calls
+    no model and so needs no key (it only says so on stderr when the variable is unset: the run will need it)."""
+    if not getattr(args, "dry_run", False) or not args.api_key_env:
+        return args.api_key_env
+    if args.judge.startswith("dspy:") and not os.environ.get(args.api_key_env):
+        _stderr(
+            f"rageval: note: the environment variable {args.api_key_env!r} (named by --api-key-env) is not set; "
+            "the dry run needs no key, the run will."
+        )
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -486,7 +499,7 @@ def _align(args: argparse.Namespace) -> int:
     try:
         judge: Any = args.judge
         if judge.startswith("dspy:"):
-            judge = make_judge(judge, api_base=args.api_base, api_key_env=args.api_key_env)
+            judge = make_judge(judge, api_base=args.api_base, api_key_env=_api_key_env(args))
         report = align_judge(
             args.labelled,
             judge,

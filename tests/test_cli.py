@@ -226,6 +226,29 @@ def test_dry_run_counts_calls_and_calls_nothing(tmp_path: Path, capsys) -> None:
     assert "0 model calls" in capsys.readouterr().out
 
 
+def test_a_dry_run_needs_no_api_key(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's `--api-key-env OPENAI_API_KEY --dry-run` plans with the variable unset; the run itself says
+    the key is missing."""
+    monkeypatch.delenv("RAGEVAL_TEST_UNSET_KEY", raising=False)
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("r0"))])
+    args = ["evaluate", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--api-key-env", "RAGEVAL_TEST_UNSET_KEY"]
+    assert main([*args, "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "Dry run with judge dspy:openai/gpt-4o-mini, scoring mode shared: no model was called." in captured.out
+    assert "1 model call before retries (at most 3x that with retries)." in captured.out
+    assert captured.err == (
+        "rageval: note: the environment variable 'RAGEVAL_TEST_UNSET_KEY' (named by --api-key-env) is not set; "
+        "the dry run needs no key, the run will.\n"
+    )
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        "rageval: error: The environment variable 'RAGEVAL_TEST_UNSET_KEY' (named by --api-key-env) is not set.\n"
+    )
+    monkeypatch.setenv("RAGEVAL_TEST_UNSET_KEY", "sk-test")
+    assert main([*args, "--dry-run"]) == 0
+    assert capsys.readouterr().err == ""  # set: nothing to say
+
+
 def test_dry_run_plans_the_suite_per_scoring_mode(tmp_path: Path, capsys) -> None:
     rows = [json.dumps(generic_row("r0", reference="Cats sleep.")), json.dumps(generic_row("r1"))]
     source = write_jsonl(tmp_path / "in.jsonl", rows)
