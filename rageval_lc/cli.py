@@ -37,6 +37,7 @@ from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_li
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``rageval``."""
+    from rageval_lc.judges.factory import JUDGE_FORMS
     from rageval_lc.metrics.trace import TRACE_MODES
     from rageval_lc.scoring.judgements import SCORING_MODES
     from rageval_lc.scoring.registry import REGISTRY
@@ -246,8 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument(
         "--judge",
         default="local",
-        help="local | local:<aligned judge file> | local:nli=<NLI model folder or id> | dspy:<model id> "
-        "(default: local)",
+        help=" | ".join(form for form in JUDGE_FORMS if form != "labels") + " (default: local)",
     )
     align.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     align.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
@@ -290,13 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
+    from rageval_lc.judges.factory import JUDGE_FORMS
     from rageval_lc.judges.offline.devices import DEVICE_CHOICES
 
     parser.add_argument(
         "--judge",
         default=os.environ.get("RAGEVAL_JUDGE", "local"),
-        help="labels | local | local:<aligned judge file> | local:nli=<NLI model folder or id> | dspy:<model id> "
-        "(default: $RAGEVAL_JUDGE, else local)",
+        help=" | ".join(JUDGE_FORMS) + " (default: $RAGEVAL_JUDGE, else local)",
     )
     parser.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     parser.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
