@@ -390,3 +390,24 @@ def test_quickstart_says_why_when_the_offline_judge_fails_a_row(monkeypatch, cap
     assert main(["quickstart"]) == 1
     err = capsys.readouterr().err
     assert "the offline judge failed on covidqa" in err and "RuntimeError: the model file is unreadable" in err
+
+
+def test_the_judge_help_lists_every_judge_name_the_factory_reads() -> None:
+    import argparse
+
+    from rageval_lc.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    forms = (
+        "local | local:<aligned judge file> | local:nli=<NLI model folder or id> | "
+        "local:nli=<NLI model folder or id>,judge=<aligned judge file> | dspy:<model id>"
+    )
+    helps = {
+        name: next(a.help for a in commands[name]._actions if "--judge" in a.option_strings)
+        for name in ("evaluate", "agreement", "align")
+    }
+    assert helps == {
+        "evaluate": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
+        "agreement": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
+        "align": f"{forms} (default: local)",
+    }
