@@ -411,3 +411,22 @@ def test_the_judge_help_lists_every_judge_name_the_factory_reads() -> None:
         "agreement": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
         "align": f"{forms} (default: local)",
     }
+
+
+def test_the_ragas_composite_of_a_run_without_all_its_parts_says_what_it_lacks(tmp_path: Path, capsys) -> None:
+    # faithfulness only (the labels: a supported, b not: 0.5 per row); the composite was 50.000, from one part
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row(f"r{i}")) for i in range(2)])
+    out, page = tmp_path / "out.jsonl", tmp_path / "report.html"
+    args = ["evaluate", str(source), "--metrics", "faithfulness", "--judge", "labels", "--out", str(out)]
+    assert main([*args, "--no-progress", "--bootstrap", "0"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    view = lines[lines.index("reference name      value") :][:4]
+    assert view[2:] == [
+        "ragas_faithfulness  50.000",
+        "ragas_score         not shown: context_precision, context_recall, answer_relevance were not scored",
+    ]
+    assert main(["report", str(out), "--html", str(page), "--bootstrap", "0"]) == 0
+    html = page.read_text(encoding="utf-8")
+    lacks = "not shown: context_precision, context_recall, answer_relevance were not scored"
+    assert f"<tr><td>ragas_score</td><td>{lacks}</td></tr>" in html
+    assert "<tr><td>ragas_faithfulness</td><td class='num'>50.0</td></tr>" in html

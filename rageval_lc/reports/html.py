@@ -64,6 +64,7 @@ NAME_CHARS = 80  # ids, score, judge and dataset names, the title
 FULL_CHARS = 3000  # a question, answer or reason shown whole (beyond: cut, with the count)
 LIST_BUDGET = 120_000  # characters of HTML for the contradiction and worst-row lists together
 _PREVIEW = {"question": 160, "answer": 260, "reason": 260}  # characters before "show all"
+_NUM_CELL = " class='num'"
 
 #: The page frame the report and the comparison page share (header, sections, tables).
 BASE_CSS = """
@@ -444,8 +445,9 @@ def _group(row: Mapping[str, Any]) -> str | None:
 
 def _reference_section(view: Mapping[str, Any]) -> str:
     body = "".join(
-        f"<tr><td>{_e(k)}</td><td class='num'>{_e('–' if v is None else v)}</td></tr>" for k, v in view.items()
-    )
+        f"<tr><td>{_e(k)}</td><td{_NUM_CELL if not isinstance(v, str) else ''}>{_e('–' if v is None else v)}</td></tr>"
+        for k, v in view.items()
+    )  # a word (a grade, what a composite lacks) is text, not a number
     return (
         "<section><h2>RAGAS / GraphRAG view</h2><p class='muted'>The reference document's names, 0–100.</p>"
         f"<table><tr><th>name</th><th>value</th></tr>{body}</table></section>"
