@@ -176,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--worst-by",
         action="append",
         metavar="SCORE",
-        help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each)",
+        help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each "
+        "but where the lists before it already hold all its rows)",
     )
     report.add_argument(
         "--input",
