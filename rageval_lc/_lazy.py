@@ -1,4 +1,5 @@
-"""Names a package exports without importing their modules until first asked for (PEP 562).
+"""Names a package exports without importing their modules until first asked for (PEP 562); and DSPy, imported
+with LiteLLM kept offline (:func:`import_dspy`).
 
 Example:
     >>> __getattr__ = lazy_exports("demo", {"sqrt": "math"})
@@ -12,10 +13,12 @@ Example:
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["import_dspy", "lazy_exports", "local_litellm_cost_map"]
 
 
 def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
@@ -28,3 +31,17 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]
         raise AttributeError(msg)
 
     return __getattr__
+
+
+def local_litellm_cost_map() -> None:
+    """Have LiteLLM (which DSPy imports on its first model call) read the model cost map it ships with, unless the
+    user set ``LITELLM_LOCAL_MODEL_COST_MAP``: otherwise its import fetches the map from GitHub, printing warnings
+    and waiting seconds where there is no network. Called before DSPy is imported, by every path of the package
+    that imports it (:mod:`rageval_lc.judges.llm` and :func:`import_dspy`)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def import_dspy() -> ModuleType:
+    """``dspy``, imported after :func:`local_litellm_cost_map`."""
+    local_litellm_cost_map()
+    return importlib.import_module("dspy")

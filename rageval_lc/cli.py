@@ -37,6 +37,7 @@ from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_li
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``rageval``."""
+    from rageval_lc.judges.factory import JUDGE_FORMS
     from rageval_lc.metrics.trace import TRACE_MODES
     from rageval_lc.scoring.judgements import SCORING_MODES
     from rageval_lc.scoring.registry import REGISTRY
@@ -175,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--worst-by",
         action="append",
         metavar="SCORE",
-        help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each)",
+        help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each "
+        "but where the lists before it already hold all its rows)",
     )
     report.add_argument(
         "--input",
@@ -246,8 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument(
         "--judge",
         default="local",
-        help="local | local:<aligned judge file> | local:nli=<NLI model folder or id> | dspy:<model id> "
-        "(default: local)",
+        help=" | ".join(form for form in JUDGE_FORMS if form != "labels") + " (default: local)",
     )
     align.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     align.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
@@ -293,13 +294,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _judge_options(parser: argparse.ArgumentParser) -> None:
+    from rageval_lc.judges.factory import JUDGE_FORMS
     from rageval_lc.judges.offline.devices import DEVICE_CHOICES
 
     parser.add_argument(
         "--judge",
         default=os.environ.get("RAGEVAL_JUDGE", "local"),
-        help="labels | local | local:<aligned judge file> | local:nli=<NLI model folder or id> | dspy:<model id> "
-        "(default: $RAGEVAL_JUDGE, else local)",
+        help=" | ".join(JUDGE_FORMS) + " (default: $RAGEVAL_JUDGE, else local)",
     )
     parser.add_argument("--api-base", help="server URL for a dspy: judge (e.g. http://127.0.0.1:8080/v1)")
     parser.add_argument("--api-key-env", help="environment variable holding the API key for a dspy: judge")
@@ -339,11 +340,24 @@ def _make_judge(args: argparse.Namespace) -> Any:
     return make_judge(
         args.judge,
         api_base=args.api_base,
-        api_key_env=args.api_key_env,
+        api_key_env=_api_key_env(args),
         max_retries=args.max_retries,
         device=args.device,
         **extra,
     )
+
+
+def _api_key_env(args: argparse.Namespace) -> str | None:
+    """The variable ``--api-key-env`` names, for the judge to read the key from; None for a dry run, which calls
+    no model and so needs no key (it only says so on stderr when the variable is unset: the run will need it)."""
+    if not getattr(args, "dry_run", False) or not args.api_key_env:
+        return args.api_key_env
+    if args.judge.startswith("dspy:") and not os.environ.get(args.api_key_env):
+        _stderr(
+            f"rageval: note: the environment variable {args.api_key_env!r} (named by --api-key-env) is not set; "
+            "the dry run needs no key, the run will."
+        )
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -489,7 +503,7 @@ def _align(args: argparse.Namespace) -> int:
     try:
         judge: Any = args.judge
         if judge.startswith("dspy:"):
-            judge = make_judge(judge, api_base=args.api_base, api_key_env=args.api_key_env)
+            judge = make_judge(judge, api_base=args.api_base, api_key_env=_api_key_env(args))
         report = align_judge(
             args.labelled,
             judge,

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from rageval_lc._validation import check_mapping, check_str, describe
-from rageval_lc.text import SPECIAL_SUPPORT_KEYS, KeyedSentences, normalize_key
+from rageval_lc.text import SPECIAL_SUPPORT_KEYS, KeyedSentences, normalize_key, plural
 
 __all__ = ["KeyReport", "MetricResult", "RagSample", "SentenceSupport", "Status", "TraceLabels"]
 
@@ -114,7 +114,7 @@ class RagSample(BaseModel):
         if self.keyed_sentences is not None and len(self.keyed_sentences.documents) != len(self.contexts):
             msg = (
                 f"The 'keyed_sentences' of RagSample must have one entry per context: "
-                f"got {len(self.keyed_sentences.documents)} for {len(self.contexts)} contexts."
+                f"got {len(self.keyed_sentences.documents)} for {plural(len(self.contexts), 'context')}."
             )
             raise ValueError(msg)
         return self

@@ -1,4 +1,4 @@
-"""Sentence splitting and the TRACe sentence keys.
+"""Sentence splitting and the TRACe sentence keys; :func:`plural`, the counts in the words built from them.
 
 Document ``i`` (0-based), sentence ``j`` gets the key ``f"{i}{sentence_letters(j)}"``; response sentence
 ``j`` gets ``sentence_letters(j)``. Letters run a, b, …, z, aa, ab, … (bijective base 26), the scheme of
@@ -29,6 +29,7 @@ __all__ = [
     "letters_index",
     "normalize_key",
     "parse_key",
+    "plural",
     "sentence_letters",
     "split_sentences",
 ]
@@ -41,6 +42,16 @@ _KEY_JUNK = " \t\r\n.,;:!?()[]{}\"'`*<>"
 _LINE_BREAK = re.compile(r"\s*\n\s*")
 # A piece that is only a list marker ("1.", "2)", "a)", "•") belongs to the sentence after it.
 _LIST_MARKER = re.compile(r"\(?\d{1,3}[.)]|\(?[A-Za-z]\)|[-*•▪●◦]")
+
+
+def plural(n: int, noun: str) -> str:
+    """``n`` and the noun, its plural (an ``s`` added) unless ``n`` is 1: the counts in reasons and messages.
+
+    Example:
+        >>> plural(1, "claim"), plural(0, "claim"), plural(3, "document sentence")
+        ('1 claim', '0 claims', '3 document sentences')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def sentence_letters(index: int) -> str:

@@ -93,7 +93,7 @@ def test_langsmith_runs_with_feedback() -> None:
             "no verdict for the response sentences ['b']",
         ),
         ({"sentence_verdicts": ["wrong"]}, "unknown sentence verdicts ['wrong']"),
-        ({"sentence_verdicts": ["supported", "supported"]}, "2 verdicts for a response of 1 sentences"),
+        ({"sentence_verdicts": ["supported", "supported"]}, "2 verdicts for a response of 1 sentence"),
         ({"human_scores": {"faithfulness": 7}}, "outside 0–1 and 1–5"),
         ({"relevance_score": 4}, "relevance_score is 4: scores in this column are 0–1"),
         ({"completeness": 1.5}, "completeness is 1.5: scores in this column are 0–1"),

@@ -226,6 +226,29 @@ def test_dry_run_counts_calls_and_calls_nothing(tmp_path: Path, capsys) -> None:
     assert "0 model calls" in capsys.readouterr().out
 
 
+def test_a_dry_run_needs_no_api_key(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's `--api-key-env OPENAI_API_KEY --dry-run` plans with the variable unset; the run itself says
+    the key is missing."""
+    monkeypatch.delenv("RAGEVAL_TEST_UNSET_KEY", raising=False)
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row("r0"))])
+    args = ["evaluate", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--api-key-env", "RAGEVAL_TEST_UNSET_KEY"]
+    assert main([*args, "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert "Dry run with judge dspy:openai/gpt-4o-mini, scoring mode shared: no model was called." in captured.out
+    assert "1 model call before retries (at most 3x that with retries)." in captured.out
+    assert captured.err == (
+        "rageval: note: the environment variable 'RAGEVAL_TEST_UNSET_KEY' (named by --api-key-env) is not set; "
+        "the dry run needs no key, the run will.\n"
+    )
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        "rageval: error: The environment variable 'RAGEVAL_TEST_UNSET_KEY' (named by --api-key-env) is not set.\n"
+    )
+    monkeypatch.setenv("RAGEVAL_TEST_UNSET_KEY", "sk-test")
+    assert main([*args, "--dry-run"]) == 0
+    assert capsys.readouterr().err == ""  # set: nothing to say
+
+
 def test_dry_run_plans_the_suite_per_scoring_mode(tmp_path: Path, capsys) -> None:
     rows = [json.dumps(generic_row("r0", reference="Cats sleep.")), json.dumps(generic_row("r1"))]
     source = write_jsonl(tmp_path / "in.jsonl", rows)
@@ -367,3 +390,43 @@ def test_quickstart_says_why_when_the_offline_judge_fails_a_row(monkeypatch, cap
     assert main(["quickstart"]) == 1
     err = capsys.readouterr().err
     assert "the offline judge failed on covidqa" in err and "RuntimeError: the model file is unreadable" in err
+
+
+def test_the_judge_help_lists_every_judge_name_the_factory_reads() -> None:
+    import argparse
+
+    from rageval_lc.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    forms = (
+        "local | local:<aligned judge file> | local:nli=<NLI model folder or id> | "
+        "local:nli=<NLI model folder or id>,judge=<aligned judge file> | dspy:<model id>"
+    )
+    helps = {
+        name: next(a.help for a in commands[name]._actions if "--judge" in a.option_strings)
+        for name in ("evaluate", "agreement", "align")
+    }
+    assert helps == {
+        "evaluate": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
+        "agreement": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
+        "align": f"{forms} (default: local)",
+    }
+
+
+def test_the_ragas_composite_of_a_run_without_all_its_parts_says_what_it_lacks(tmp_path: Path, capsys) -> None:
+    # faithfulness only (the labels: a supported, b not: 0.5 per row); the composite was 50.000, from one part
+    source = write_jsonl(tmp_path / "in.jsonl", [json.dumps(generic_row(f"r{i}")) for i in range(2)])
+    out, page = tmp_path / "out.jsonl", tmp_path / "report.html"
+    args = ["evaluate", str(source), "--metrics", "faithfulness", "--judge", "labels", "--out", str(out)]
+    assert main([*args, "--no-progress", "--bootstrap", "0"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    view = lines[lines.index("reference name      value") :][:4]
+    assert view[2:] == [
+        "ragas_faithfulness  50.000",
+        "ragas_score         not shown: context_precision, context_recall, answer_relevance were not scored",
+    ]
+    assert main(["report", str(out), "--html", str(page), "--bootstrap", "0"]) == 0
+    html = page.read_text(encoding="utf-8")
+    lacks = "not shown: context_precision, context_recall, answer_relevance were not scored"
+    assert f"<tr><td>ragas_score</td><td>{lacks}</td></tr>" in html
+    assert "<tr><td>ragas_faithfulness</td><td class='num'>50.0</td></tr>" in html

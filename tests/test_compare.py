@@ -276,6 +276,43 @@ def test_compare_names_the_runs_in_the_order_given(tmp_path: Path, capsys) -> No
     assert capsys.readouterr().out.startswith("A: a.jsonl, B: b.jsonl.")
 
 
+def test_a_win_is_a_row_where_b_is_better_by_the_direction_of_its_score(tmp_path: Path, capsys) -> None:
+    # every row: adherence 0.3 higher in B (better), rmse_aggregation 0.1 -> 0.3 (worse: lower is better)
+    path_a, path_b = directed_runs(tmp_path)
+    page = tmp_path / "page.html"
+    assert main(["compare", str(path_a), str(path_b), "--json", "--bootstrap", "200"]) == 0
+    figures = json.loads(capsys.readouterr().out)["scores"]
+    assert {name: (f["wins"], f["ties"], f["losses"]) for name, f in figures.items()} == {
+        "adherence": (6, 0, 0),
+        "rmse_aggregation": (0, 0, 6),
+    }
+    assert main(["compare", str(path_a), str(path_b), "--html", str(page), "--bootstrap", "200"]) == 0
+    out = capsys.readouterr().out.splitlines()  # A: …, B: …; paired; the header, its rule, a line per score
+    assert {line.split()[0]: line.split()[-3:] for line in out[4:6]} == {
+        "adherence": ["6", "0", "0"],
+        "rmse_aggregation": ["0", "0", "6"],
+    }
+    assert "wins / ties / losses: rows where B scored better / the same / worse than A." in out
+    html = page.read_text(encoding="utf-8")
+    assert "<th class='num'>B better / same / worse</th>" in html
+    rmse = html.split("<td>rmse_aggregation</td>")[1].split("</tr>")[0]
+    assert rmse.endswith("<td class='num'>0 / 0 / 6</td>")
+
+
+def test_the_changed_rows_name_the_run_of_each_answer(tmp_path: Path) -> None:
+    rows_a = [result_row("q1", {"faithfulness": 0.2}, question="Q?", response="Old answer.")]
+    rows_b = [result_row("q1", {"faithfulness": 0.9}, question="Q?", response="New answer.")]
+    path_a, path_b = write_rows(tmp_path / "old.jsonl", rows_a), write_rows(tmp_path / "new.jsonl", rows_b)
+    page = tmp_path / "page.html"
+    assert main(["compare", str(path_a), str(path_b), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    texts = (
+        "<b>question</b>: Q?<br><b>response</b> (A: old.jsonl): Old answer.<br>"
+        "<b>response</b> (B: new.jsonl): New answer."
+    )
+    assert f"<td class='reason'>{texts}</td>" in html
+
+
 def test_compare_errors_are_one_line_with_exit_status_2(tmp_path: Path, capsys) -> None:
     path_a, path_b = two_runs(tmp_path)
     elsewhere = write_rows(tmp_path / "other.jsonl", [result_row("z", {"faithfulness": 1.0})])

@@ -183,21 +183,46 @@ def test_worst_rows_for_a_chosen_score_are_the_k_lowest_ok_rows() -> None:
 
 def test_worst_rows_default_to_every_score_and_rank_the_spread_highest_first() -> None:
     page = render_html(ROWS)
-    # aggregates first and open; each other quality score folded; the spread left out by default
+    # aggregates first and open, each other score folded; context_utilization, completeness and adherence rank
+    # the rows the first two lists hold (both rows, or the one ok row): no list of their own
     lists = re.findall(r"<details class='list'( open)?><summary>Worst rows by (\w+)", page)
-    assert lists == [
-        (" open", "average"),
-        ("", "context_relevance"),
-        ("", "context_utilization"),
-        ("", "completeness"),
-        ("", "adherence"),
-    ]
+    assert lists == [(" open", "average"), ("", "context_relevance")]
+    assert (
+        "<p class='muted'>Same rows as the lists above, so not listed again: context_utilization, completeness, "
+        "adherence (ask for a score's list with --worst-by).</p>"
+    ) in page
     spread = [0.1, 0.4, 0.2, 0.4]
     rows = _ok_rows("rmse_aggregation", spread)  # higher is worse: 0.4 (r01, then r03 by file order), then 0.2
-    assert "rmse_aggregation" not in re.findall(r"Worst rows by (\w+)", render_html(rows))
+    page = render_html(rows)  # listed by default, as the guide says
+    assert _listed(page, "Worst rows by rmse_aggregation") == ["r01", "r03", "r02", "r00"]
+    assert "<span class='muted'>4 rows, highest first: higher is worse</span>" in page
     page = render_html(rows, worst=3, worst_by="rmse_aggregation")
     assert _listed(page, "Worst rows by rmse_aggregation") == ["r01", "r03", "r02"]
-    assert "highest first" in page
+
+
+def test_a_worst_rows_list_is_shown_only_where_it_adds_a_row() -> None:
+    rows = _ok_rows(
+        "average",
+        [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],  # worst three: r00, r01, r02
+        faithfulness=[0.3, 0.2, 0.1, 0.9, 0.9, 0.9],  # r02, r01, r00: all listed above
+        context_relevance=[0.1, 0.9, 0.9, 0.2, 0.3, 0.9],  # r00, r03, r04: adds r03, r04
+        rmse_aggregation=[0.8, 0.7, 0.1, 0.1, 0.1, 0.9],  # highest first, r05, r00, r01: adds r05
+        adherence=[0.0, 1.0, 1.0, 0.0, 0.0, 1.0],  # r00, r03, r04 (ties in file order): all listed above
+    )
+    page = render_html(rows, worst=3)
+    assert re.findall(r"<summary>Worst rows by (\w+)", page) == ["average", "context_relevance", "rmse_aggregation"]
+    assert _listed(page, "Worst rows by average") == ["r00", "r01", "r02"]
+    assert _listed(page, "Worst rows by context_relevance") == ["r00", "r03", "r04"]
+    assert _listed(page, "Worst rows by rmse_aggregation") == ["r05", "r00", "r01"]
+    assert (
+        "<p class='muted'>Same rows as the lists above, so not listed again: faithfulness, adherence (ask for a "
+        "score's list with --worst-by).</p>"
+    ) in page
+    # asked for: every list, whatever it repeats
+    asked = ["average", "faithfulness", "context_relevance", "rmse_aggregation", "adherence"]
+    page = render_html(rows, worst=3, worst_by=asked)
+    assert re.findall(r"<summary>Worst rows by (\w+)", page) == asked
+    assert "not listed again" not in page
 
 
 def test_worst_rows_show_question_answer_and_the_reason_for_that_score() -> None:

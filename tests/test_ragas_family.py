@@ -382,3 +382,16 @@ def test_sentences_that_only_state_uncertainty_are_not_claims() -> None:
     unsure = sample(response="I don't know.", reference=None, labels={"sentence_support_information": []})
     outcome = evaluate_sample(unsure, ["faithfulness"], judge=LabelsJudge()).results["faithfulness"]
     assert (outcome.score, outcome.reason) == (1.0, "The answer makes no claim, so nothing it says is unsupported.")
+
+
+def test_reasons_count_one_claim_and_one_context_in_the_singular() -> None:
+    def one(supported: bool) -> RagSample:
+        support = {"response_sentence_key": "a", "supporting_sentence_keys": ["0a"], "fully_supported": supported}
+        labels = {"all_relevant_sentence_keys": ["0a"], "sentence_support_information": [support]}
+        return RagSample(question="Q?", contexts=["Cats sleep."], response="Cats sleep.", labels=labels)
+
+    results = evaluate_sample(one(True), ["faithfulness", "context_precision"], judge=LabelsJudge()).results
+    assert results["faithfulness"].reason == "The claim is supported by the contexts."
+    assert results["context_precision"].reason == "1 of 1 context relevant (ranks 1)."
+    reason = evaluate_sample(one(False), ["faithfulness"], judge=LabelsJudge()).results["faithfulness"].reason
+    assert reason.startswith("0 of 1 claim supported; unsupported: 'Cats sleep.'")

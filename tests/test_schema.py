@@ -67,7 +67,7 @@ def test_id_is_coerced_and_sentences_are_cached() -> None:
 
 def test_keyed_sentences_must_match_contexts() -> None:
     keyed = KeyedSentences.from_pairs([[["0a", "A."]], [["1a", "B."]]], [["a", "A."]])
-    with pytest.raises(ValueError, match="one entry per context: got 2 for 1 contexts"):
+    with pytest.raises(ValueError, match="one entry per context: got 2 for 1 context"):
         RagSample(**GOOD, keyed_sentences=keyed)
 
 

@@ -131,3 +131,9 @@ def test_keyed_sentences_keys_on_a_long_document() -> None:
     assert keys[25:28] == ("0z", "0aa", "0ab")
     assert keys[549] == "0ud"  # the last key of RAGBench's longest document
     assert keyed.sentence("0ud") == "Sentence number 549 is here."
+
+
+def test_plural_counts_in_the_singular_only_for_one() -> None:
+    from rageval_lc.text import plural
+
+    assert [plural(n, "claim") for n in (0, 1, 2)] == ["0 claims", "1 claim", "2 claims"]

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from rageval_lc._lazy import import_dspy
 from rageval_lc.adapters.common import FieldMap, MetricScorer
 
 __all__ = ["dspy_metric"]
@@ -72,8 +73,7 @@ def dspy_metric(
         outcome = scorer.score(sample).results[name]
         value = outcome.score if outcome.score is not None else undetermined_score
         if feedback or pred_name is not None:
-            import dspy
-
+            dspy = import_dspy()
             text = outcome.comment if outcome.status == "ok" else f"{name} {outcome.comment}"
             return dspy.Prediction(score=value, feedback=text)
         if outcome.score is None:  # a number is needed: say that it stands for no score

@@ -36,7 +36,7 @@ from rageval_lc.datasets.inputs import _items, row_of
 from rageval_lc.datasets.ragbench import is_ragbench_row, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.schema import RagSample
-from rageval_lc.text import normalize_key
+from rageval_lc.text import normalize_key, plural
 
 __all__ = ["VERDICTS", "LabelledSample", "read_jsonl_rows", "read_labelled"]
 
@@ -240,7 +240,8 @@ def _verdicts_by_key(verdicts: object, keys: list[str]) -> dict[str, str]:
             raise ValueError(f"sentence_verdicts gives no verdict for the response sentences {missing}.")
     elif isinstance(verdicts, list):
         if len(verdicts) != len(keys):
-            msg = f"sentence_verdicts gives {len(verdicts)} verdicts for a response of {len(keys)} sentences."
+            given, sentences = plural(len(verdicts), "verdict"), plural(len(keys), "sentence")
+            msg = f"sentence_verdicts gives {given} for a response of {sentences}."
             raise ValueError(msg)
         pairs = list(zip(keys, (str(v) for v in verdicts), strict=True))
     else:

@@ -10,7 +10,8 @@ Example:
     Traceback (most recent call last):
     ...
     ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local', 'local:<aligned judge file>', \
-'local:nli=<model folder or id>' or 'dspy:<model id>' ...
+'local:nli=<NLI model folder or id>', 'local:nli=<NLI model folder or id>,judge=<aligned judge file>' or \
+'dspy:<model id>' ...
 """
 
 from __future__ import annotations
@@ -24,9 +25,18 @@ from typing import Any
 from rageval_lc.judges.base import Judge, as_judge
 from rageval_lc.judges.labels import LabelsJudge
 
-__all__ = ["JUDGE_CHOICES", "local_options", "make_judge", "resolve_judge"]
+__all__ = ["JUDGE_CHOICES", "JUDGE_FORMS", "local_options", "make_judge", "resolve_judge"]
 
-JUDGE_CHOICES = "'labels', 'local', 'local:<aligned judge file>', 'local:nli=<model folder or id>' or 'dspy:<model id>'"
+#: Every form of judge name :func:`make_judge` reads (the ``--judge`` help lists them from here).
+JUDGE_FORMS: tuple[str, ...] = (
+    "labels",
+    "local",
+    "local:<aligned judge file>",
+    "local:nli=<NLI model folder or id>",
+    "local:nli=<NLI model folder or id>,judge=<aligned judge file>",
+    "dspy:<model id>",
+)
+JUDGE_CHOICES = ", ".join(repr(form) for form in JUDGE_FORMS[:-1]) + f" or {JUDGE_FORMS[-1]!r}"
 _LOCAL_KEYS = ("nli", "judge")
 
 

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rageval_lc._validation import check_choice, check_positive
 from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES, rmse_aggregation
 from rageval_lc.schema import MetricResult, SentenceSupport, TraceLabels
-from rageval_lc.text import KeyedSentences
+from rageval_lc.text import KeyedSentences, plural
 
 __all__ = [
     "COMPANION_SCORES",
@@ -242,16 +242,16 @@ def trace_scores(
         reasons["context_relevance"] = reasons["context_utilization"] = "The contexts contain no sentences."
     else:
         if mode == "capstone":
-            relevance = f"{_count(n_rel, 'relevant sentence')} over the normalizer {relevance_normalizer:g}."
-            utilization = f"{_count(n_used, 'utilized sentence')} over {_count(n_rel, 'relevant sentence')}."
+            relevance = f"{plural(n_rel, 'relevant sentence')} over the normalizer {relevance_normalizer:g}."
+            utilization = f"{plural(n_used, 'utilized sentence')} over {plural(n_rel, 'relevant sentence')}."
         else:
-            relevance = f"{_count(n_rel, 'relevant sentence')} over {_count(n_docs, 'document sentence')}."
-            utilization = f"{_count(n_used, 'utilized sentence')} over {_count(n_docs, 'document sentence')}."
+            relevance = f"{plural(n_rel, 'relevant sentence')} over {plural(n_docs, 'document sentence')}."
+            utilization = f"{plural(n_used, 'utilized sentence')} over {plural(n_docs, 'document sentence')}."
         reasons["context_relevance"] = _join(relevance, clean.relevance_explanation)
         reasons["context_utilization"] = utilization
     overlap = len(set(relevant) & set(utilized))
     reasons["completeness"] = (
-        f"{overlap} of {_count(n_rel, 'relevant sentence')} used."
+        f"{overlap} of {plural(n_rel, 'relevant sentence')} used."
         if relevant
         else "No sentence is relevant, so nothing relevant was left out."
         if scores["completeness"] == 1.0
@@ -268,7 +268,7 @@ def trace_scores(
         reasons["adherence_ratio"] = "The response has no judged sentences."
     else:
         ratio = supported_count / judged
-        judged_text = _count(judged, "judged response sentence")
+        judged_text = plural(judged, "judged response sentence")
         reasons["adherence_ratio"] = f"{supported_count} of {judged_text} fully supported."
 
     four = [scores[m] for m in TRACE_METRICS]
@@ -422,10 +422,6 @@ def _sentence_details(
 
 def _has_support_keys(entry: SentenceSupport) -> bool:
     return bool(entry.supporting_sentence_keys)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _join(first: str, second: str) -> str:

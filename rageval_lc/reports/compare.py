@@ -5,7 +5,8 @@ Rows are paired by id and occurrence: the k-th row with an id in run A goes with
 run B (RAGBench ids repeat), whatever the order of the rows in each file; a row without an id is paired by
 its input ``line``, and a row without either (a Python run's) by its place in the run. Rows left over in either
 run are listed as unpaired, never dropped silently. For each score, only the pairs in which the score is ``ok``
-in both runs enter its figures (``n`` says how many).
+in both runs enter its figures (``n`` says how many). A win is a row where B scored better: higher, or lower for
+the scores where lower is better (:data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`: ``rmse_aggregation``).
 
 Example (B higher on 3 rows, equal on 1: diff 0.175; the exact sign-flip test gives p = 4/16):
     >>> a = [{"id": str(i), "status": {"f": "ok"}, "scores": {"f": v}} for i, v in enumerate([0.5, 0.6, 0.7, 0.2])]
@@ -220,7 +221,7 @@ def format_comparison(result: Comparison, *, names: tuple[str, str] | None = Non
         -----  -  ------  ------  -----  --------------  -----  ----  ----  ------
         f      1   0.500   0.750  0.250  [0.250, 0.250]  1.000     1     0       0
         B-A: mean difference over the rows ok in both runs; 95% CI: paired bootstrap; p: paired permutation test.
-        wins / ties / losses: rows where B scored higher / the same / lower than A.
+        wins / ties / losses: rows where B scored better / the same / worse than A.
     """
     from rageval_lc.reports.summary import format_table
 
@@ -245,9 +246,9 @@ def format_comparison(result: Comparison, *, names: tuple[str, str] | None = Non
     lines.append(
         "B-A: mean difference over the rows ok in both runs; 95% CI: paired bootstrap; p: paired permutation test."
     )
-    lines.append("wins / ties / losses: rows where B scored higher / the same / lower than A.")
+    lines.append("wins / ties / losses: rows where B scored better / the same / worse than A.")
     lines.extend(
-        f"{name}: lower is better (there a positive B-A, and a win, is a step back)."
+        f"{name}: lower is better (there a negative B-A is a step forward, and a win a row where B is lower)."
         for name in result.scores
         if name in HIGHER_IS_WORSE
     )
@@ -341,4 +342,5 @@ def _figures(pairs: Sequence[Pair], name: str, options: Mapping[str, Any]) -> Pa
     from rageval_lc.reports.stats import paired_comparison  # numpy: loaded on the first comparison
 
     both = [values for pair in pairs if (values := pair.scores(name)) is not None]
-    return paired_comparison([a for a, _ in both], [b for _, b in both], **options)
+    higher_is_better = name not in HIGHER_IS_WORSE  # a win is a row where B is better
+    return paired_comparison([a for a, _ in both], [b for _, b in both], higher_is_better=higher_is_better, **options)

@@ -62,7 +62,7 @@ def render_compare_html(
         _differences(result.scores, result.one_sided),
         _by_section(result) if result.by_field is not None else "",
         _unpaired(only_a, only_b),
-        _changed_most(result, max(0, min(top, _MAX_TOP))),
+        _changed_most(result, max(0, min(top, _MAX_TOP)), names),
     ]
     return _page(heading, _cut(heading, _NAME_CHARS), facts, _CSS, sections)
 
@@ -106,7 +106,7 @@ def _figures_table(rows: Sequence[tuple[str, str, PairedComparison]], first: str
     head = (
         f"<tr><th>{_e(first)}</th><th class='num'>rows ok in both</th><th class='num'>mean A</th>"
         "<th class='num'>mean B</th><th class='num'>B − A</th><th class='num'>95% CI</th><th class='num'>p</th>"
-        "<th class='num'>B higher / same / lower</th></tr>"
+        "<th class='num'>B better / same / worse</th></tr>"
     )
     return f"<table>{head}{''.join(body)}</table>"
 
@@ -119,7 +119,8 @@ def _differences(scores: Mapping[str, PairedComparison], one_sided: Mapping[str,
         "<p class='muted'>B − A: mean of the per-row differences over the rows where the score is ok in both runs. "
         "95% CI: paired bootstrap (the differences resampled). p: paired permutation (sign-flip) test of no "
         "difference. Green / red: B better / worse than A, the interval lying wholly on one side of zero and "
-        f"p &lt; 0.05; better is above zero{but}.</p>"
+        f"p &lt; 0.05; better is above zero{but}. B better / same / worse: rows where B scored better than A (higher, "
+        "or lower where lower is better), the same, or worse.</p>"
     )
     note += "".join(
         f"<p class='muted'>{_cut(name, _NAME_CHARS)}: only in run {run}'s rows, nothing to compare.</p>"
@@ -177,7 +178,7 @@ def _unpaired(only_a: Sequence[str], only_b: Sequence[str]) -> str:
     return f"<section><h2>Unpaired rows</h2>{''.join(items)}{note}</section>"
 
 
-def _changed_most(result: Comparison, top: int) -> str:
+def _changed_most(result: Comparison, top: int, names: tuple[str, str]) -> str:
     if top == 0:
         return ""
     has_text = any(field in row for pair in result.pairs for row in (pair.a, pair.b) for field in _TEXT_FIELDS)
@@ -186,7 +187,7 @@ def _changed_most(result: Comparison, top: int) -> str:
         pairs = [p for p in result.changed_most(name, top) if (v := p.scores(name)) and v[0] != v[1]]
         if not pairs:
             continue
-        body = "".join(_pair_row(pair, name, has_text) for pair in pairs)
+        body = "".join(_pair_row(pair, name, has_text, names) for pair in pairs)
         head = (
             "<tr><th>row</th><th>A</th><th>B</th><th>B − A</th><th>A's reason</th><th>B's reason</th>"
             + ("<th>question · answer</th>" if has_text else "")
@@ -211,7 +212,7 @@ def _changed_most(result: Comparison, top: int) -> str:
     )
 
 
-def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
+def _pair_row(pair: Pair, name: str, has_text: bool, names: tuple[str, str]) -> str:
     a, b = pair.scores(name) or (0.0, 0.0)
     css = _change(name, rise=b > a)
     where = pair.key if pair.occurrence == 0 else f"{pair.key} (#{pair.occurrence + 1})"
@@ -222,19 +223,27 @@ def _pair_row(pair: Pair, name: str, has_text: bool) -> str:
         under = ""
     text = ""
     if has_text:
-        shown = [
-            f"<b>{field}</b>: {_cut(row[field], _TEXT_CHARS)}"
-            for field in _TEXT_FIELDS
-            for row in (pair.a, pair.b)
-            if isinstance(row.get(field), str)
-        ]
-        text = f"<td class='reason'>{'<br>'.join(dict.fromkeys(shown)) or '–'}</td>"
+        shown = [line for field in _TEXT_FIELDS for line in _text_lines(pair, field, names)]
+        text = f"<td class='reason'>{'<br>'.join(shown) or '–'}</td>"
     return (
         f"<tr><td>{_cut(where, _NAME_CHARS)}{under}</td>"
         f"<td class='num'>{a:.3f}</td><td class='num'>{b:.3f}</td><td class='num {css}'><b>{b - a:+.3f}</b></td>"
         f"<td class='reason'>{_cut(_reason(pair.a, name), _TEXT_CHARS)}</td>"
         f"<td class='reason'>{_cut(_reason(pair.b, name), _TEXT_CHARS)}</td>{text}</tr>"
     )
+
+
+def _text_lines(pair: Pair, field: str, names: tuple[str, str]) -> list[str]:
+    """A text field of the pair's rows: once when both rows hold the same, else each row's, named by its run
+    (``response (A: old.jsonl)``)."""
+    values = [row.get(field) if isinstance(row.get(field), str) else None for row in (pair.a, pair.b)]
+    if values[0] == values[1]:
+        return [] if values[0] is None else [f"<b>{field}</b>: {_cut(values[0], _TEXT_CHARS)}"]
+    return [
+        f"<b>{field}</b> ({run}: {_cut(run_name, _NAME_CHARS)}): {_cut(value, _TEXT_CHARS)}"
+        for run, run_name, value in zip("AB", names, values, strict=True)
+        if value is not None
+    ]
 
 
 def _reason(row: Mapping[str, Any], name: str) -> str:

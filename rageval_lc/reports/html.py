@@ -1,9 +1,10 @@
 """A self-contained HTML report of a results file: what needs a look first, then the whole run.
 
 The page opens on the summary (each mean with its bootstrap 95 % interval, drawn on its bar), the rows the judge
-found contradicted by their documents, and the worst rows by each score (one folded table per score, the
-first open; ``worst_by`` picks the scores), each row with its question, answer and the judge's reason; then the
-undetermined and failed scores by reason, the TRACe profile, the RAGAS / GraphRAG view and the distributions.
+found contradicted by their documents, and the worst rows by each score (one folded table per score that adds a
+row to the tables before it, the first open; ``worst_by`` picks the scores), each row with its question, answer
+and the judge's reason; then the undetermined and failed scores by reason, the TRACe profile, the RAGAS /
+GraphRAG view and the distributions.
 
 Everything is inline (CSS and SVG; no script, no network), so the file can be mailed or archived. Charts
 are drawn here from the numbers; undetermined and failed rows are counted, never drawn as zeros. The
@@ -48,6 +49,7 @@ from rageval_lc.reports.attention import (
 )
 from rageval_lc.reports.stats import DEFAULT_RESAMPLES
 from rageval_lc.reports.summary import reference_view, summarize
+from rageval_lc.text import plural
 
 __all__ = ["FULL_CHARS", "LIST_BUDGET", "MAX_SCORES", "MAX_WORST", "NAME_CHARS", "render_html"]
 
@@ -64,6 +66,7 @@ NAME_CHARS = 80  # ids, score, judge and dataset names, the title
 FULL_CHARS = 3000  # a question, answer or reason shown whole (beyond: cut, with the count)
 LIST_BUDGET = 120_000  # characters of HTML for the contradiction and worst-row lists together
 _PREVIEW = {"question": 160, "answer": 260, "reason": 260}  # characters before "show all"
+_NUM_CELL = " class='num'"
 
 #: The page frame the report and the comparison page share (header, sections, tables).
 BASE_CSS = """
@@ -127,9 +130,10 @@ def render_html(
         title: the page's title.
         worst: rows per worst-row list (at most :data:`MAX_WORST`).
         worst_by: the scores to list worst rows by, each in its own table, all open; default: every score
-            of the run with ``ok`` values (aggregates first, ``rmse_aggregation`` left out), folded but the
-            first. Lowest values are worst, but for the scores in
-            :data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`.
+            of the run with ``ok`` values (aggregates first), folded but the first, and only where the list adds a
+            row: a score whose worst rows are all in the lists before it gets none (the page names it). Lowest
+            values are worst, but for the scores in :data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`
+            (``rmse_aggregation``: highest first).
         n_resamples, seed: the bootstrap of each mean's 95 % interval (0 resamples: no intervals).
 
     Raises:
@@ -155,7 +159,7 @@ def render_html(
     parts.append(_contradiction_section(rows, min(worst, MAX_WORST), lists, note, questions=questions))
     parts.append(
         _worst_section(
-            rows, chosen, min(worst, MAX_WORST), lists, note, questions=questions, open_all=worst_by is not None
+            rows, chosen, min(worst, MAX_WORST), lists, note, questions=questions, asked=worst_by is not None
         )
     )
     parts.append(_problems(rows))
@@ -173,8 +177,7 @@ def _chosen_scores(worst_by: str | Sequence[str] | None, scores: Sequence[str]) 
     """The scores to list worst rows by: those asked (checked), else the run's, aggregates first."""
     if worst_by is None:
         aggregates = [name for name in _AGGREGATE_PARTS if name in scores]
-        rest = [name for name in scores if name not in aggregates and name not in _SKIP_DISTRIBUTION]
-        return aggregates + rest
+        return aggregates + [name for name in scores if name not in aggregates]
     asked = [worst_by] if isinstance(worst_by, str) else list(worst_by)
     unknown = [name for name in asked if name not in scores]
     if unknown or not asked:
@@ -444,8 +447,9 @@ def _group(row: Mapping[str, Any]) -> str | None:
 
 def _reference_section(view: Mapping[str, Any]) -> str:
     body = "".join(
-        f"<tr><td>{_e(k)}</td><td class='num'>{_e('–' if v is None else v)}</td></tr>" for k, v in view.items()
-    )
+        f"<tr><td>{_e(k)}</td><td{_NUM_CELL if not isinstance(v, str) else ''}>{_e('–' if v is None else v)}</td></tr>"
+        for k, v in view.items()
+    )  # a word (a grade, what a composite lacks) is text, not a number
     return (
         "<section><h2>RAGAS / GraphRAG view</h2><p class='muted'>The reference document's names, 0–100.</p>"
         f"<table><tr><th>name</th><th>value</th></tr>{body}</table></section>"
@@ -496,16 +500,21 @@ def _worst_section(
     note: list[str],
     *,
     questions: bool,
-    open_all: bool,
+    asked: bool,
 ) -> str:
-    """One folded table per score (the first open, or all with ``open_all``) while the budget lasts; ``note``
-    (said once in the page) is taken when a table is shown."""
-    tables, left_out = [], []
+    """One folded table per score (the first open) while the budget lasts, but none for a score whose worst rows
+    are all in the tables before it (named instead); with ``asked`` (the scores were asked for), a table for every
+    score, all open. ``note`` (said once in the page) is taken when a table is shown."""
+    tables, left_out, repeats = [], [], []
     place = {id(row): index for index, row in enumerate(rows, start=1)}
+    listed: set[int] = set()  # the rows in the tables so far
     for name in names[:MAX_SCORES]:
         ranked = worst_rows(rows, name, limit)
         if not ranked:
             left_out.append(f"{_cut(name, NAME_CHARS)} (no ok rows)")
+            continue
+        if not asked and all(id(row) in listed for row in ranked):
+            repeats.append(_cut(name, NAME_CHARS))
             continue
         order = "highest first: higher is worse" if name in HIGHER_IS_WORSE else "lowest first"
         body = [
@@ -514,24 +523,32 @@ def _worst_section(
             "</tr>"
             for row in ranked
         ]
-        opened = " open" if open_all or not tables else ""
+        opened = " open" if asked or not tables else ""
         table = (
             f"<details class='list'{opened}><summary>Worst rows by {_cut(name, NAME_CHARS)} "
-            f"<span class='muted'>{len(ranked)} rows, {order}</span></summary>"
+            f"<span class='muted'>{plural(len(ranked), 'row')}, {order}</span></summary>"
             f"{_list_table(_e(_head(name, 40)), 'the judge&#x27;s reason', body, questions=questions)}</details>"
         )
         if budget.take(table):
             tables.append(table)
+            listed.update(id(row) for row in ranked)
         else:
             left_out.append(f"{_cut(name, NAME_CHARS)} (the page's size bound; ask for it with --worst-by)")
     if len(names) > MAX_SCORES:
         left_out.append(f"{len(names) - MAX_SCORES} more scores")
     if not tables and not left_out:
         return ""
-    missing = f"<p class='muted'>Not listed: {'; '.join(left_out)}.</p>" if left_out else ""
+    missing = (
+        f"<p class='muted'>Same rows as the lists above, so not listed again: {', '.join(repeats)} (ask for a "
+        "score's list with --worst-by).</p>"
+        if repeats
+        else ""
+    )
+    missing += f"<p class='muted'>Not listed: {'; '.join(left_out)}.</p>" if left_out else ""
     intro = (
         "<p class='muted'>Per score, the rows that scored worst (ok rows only), with the judge's reason for that "
-        "score. Click a list to fold or unfold it, and a cut text to read it whole.</p>"
+        "score; a score whose worst rows are all in the lists above it has no list of its own. Click a list to "
+        "fold or unfold it, and a cut text to read it whole.</p>"
     )
     shown_note = note.pop() if note and tables else ""
     return f"<section><h2>Worst rows</h2>{intro}{shown_note}{''.join(tables)}{missing}</section>"

@@ -109,9 +109,9 @@ class PairedComparison:
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
-    wins: int  # rows where B scored higher
+    wins: int  # rows where B scored better: higher, or lower for a score where lower is better
     ties: int
-    losses: int
+    losses: int  # rows where B scored worse
 
     def to_dict(self) -> dict[str, float | int | None]:
         """As ``rageval compare --json`` prints it."""
@@ -126,13 +126,18 @@ def paired_comparison(
     confidence: float = 0.95,
     seed: int = 0,
     tie: float = 1e-9,
+    higher_is_better: bool = True,
 ) -> PairedComparison:
     """Compare paired scores: the mean difference B − A, its paired-bootstrap interval (the differences
-    resampled), the permutation p-value, and win/tie/loss counts (a tie: the two differ by at most ``tie``).
+    resampled), the permutation p-value, and win/tie/loss counts (a tie: the two differ by at most ``tie``; a win:
+    B higher, or B lower when not ``higher_is_better``).
 
     Example:
         >>> paired_comparison([], []).n
         0
+        >>> lower = paired_comparison([0.5, 0.2], [0.1, 0.2], higher_is_better=False)  # B lower on the first row
+        >>> lower.wins, lower.ties, lower.losses
+        (1, 1, 0)
     """
     first, second = _array(a), _array(b)
     if first.shape != second.shape:
@@ -141,6 +146,7 @@ def paired_comparison(
     if first.size == 0:
         return PairedComparison(0, None, None, None, None, None, None, 0, 0, 0)
     differences = second - first
+    better = differences if higher_is_better else -differences
     low, high = bootstrap_ci(differences, n_resamples=n_resamples, confidence=confidence, seed=seed)
     return PairedComparison(
         n=int(first.size),
@@ -150,9 +156,9 @@ def paired_comparison(
         ci_low=low,
         ci_high=high,
         p_value=permutation_p_value(differences, n_resamples=n_resamples, seed=seed),
-        wins=int(np.sum(differences > tie)),
+        wins=int(np.sum(better > tie)),
         ties=int(np.sum(np.abs(differences) <= tie)),
-        losses=int(np.sum(differences < -tie)),
+        losses=int(np.sum(better < -tie)),
     )
 
 

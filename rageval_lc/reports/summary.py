@@ -226,10 +226,16 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The RAGAS / GraphRAG family over a run, under the reference's names and 0-100 scale.
 
     Each percentage is 100 × the mean over ``ok`` rows; ``ragas_score`` is the composite of those
-    means (weights renormalised over the parts present), as the reference computes it per method;
-    ``factual_accuracy_grade`` grades the mean; the counts come from each row's answer label
-    (``label`` on a row, or ``details["answer_classification"]["label"]``). Scores absent from
-    every row are left out.
+    means, as the reference computes it per method; ``factual_accuracy_grade`` grades the mean; the counts
+    come from each row's answer label (``label`` on a row, or ``details["answer_classification"]["label"]``).
+    Scores absent from every row are left out.
+
+    The composite is a number only when the run scored all four of its parts: a part scored but undetermined
+    on every row is left out and the weights renormalised (SPEC §5, as the reference does), but a part the run
+    did not score at all would make a composite of fewer parts pass for the whole one, so then ``ragas_score``
+    is not a number but says which parts were not scored (``"not shown: context_recall, answer_relevance were
+    not scored"``). It is the one composite of means here: TRACe's ``average`` and ``rmse_aggregation`` are
+    row scores of one labelling pass, all four parts or none.
 
     Example (the reference's local_search method: context precision undetermined):
         >>> rows = [{"scores": {"faithfulness": 1.0, "context_recall": 1.0, "answer_relevance": 0.8327,
@@ -239,9 +245,11 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         >>> view = reference_view(rows)
         >>> view["ragas_score"], view["ragas_context_precision"]
         (93.73, None)
+        >>> reference_view([{"scores": {"faithfulness": 0.5}, "status": {"faithfulness": "ok"}}])["ragas_score"]
+        'not shown: context_precision, context_recall, answer_relevance were not scored'
     """
     from rageval_lc.metrics.geval import answer_counts, grade
-    from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, ragas_score
+    from rageval_lc.metrics.ragas import RAGAS_WEIGHTS
 
     rows = list(rows)
     means = {s.name: s.mean for s in summarize(rows, n_resamples=0)}
@@ -251,8 +259,7 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             view[shown] = None if means[name] is None else round(100 * means[name], 2)
         parts = {p: means.get(p) for p in RAGAS_WEIGHTS}
         if name == "answer_relevance" and any(p in means for p in parts):
-            composite = ragas_score(parts)
-            view["ragas_score"] = None if composite is None else round(100 * composite, 2)
+            view["ragas_score"] = _composite(parts, [p for p in parts if p not in means])
         if name == "factual_accuracy" and means.get(name) is not None:
             view["factual_accuracy_grade"] = grade(100 * means[name])
     labels = [_label(row) for row in rows if "answer_classification" in row.get("status", {})]
@@ -260,6 +267,17 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         view.update(answer_counts(labels))
         view["undetermined_answers_count"] = view.pop("undetermined")
     return view
+
+
+def _composite(parts: Mapping[str, float | None], unscored: Sequence[str]) -> float | str | None:
+    """``ragas_score`` of the parts' means on the 0-100 scale (None: none determined), or, when ``unscored`` names
+    parts the run did not score, what it lacks."""
+    from rageval_lc.metrics.ragas import ragas_score
+
+    if unscored:
+        return f"not shown: {', '.join(unscored)} {'was' if len(unscored) == 1 else 'were'} not scored"
+    composite = ragas_score(parts)
+    return None if composite is None else round(100 * composite, 2)
 
 
 def format_reference_view(view: Mapping[str, Any]) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rageval_lc._lazy import import_dspy
 from rageval_lc.datasets.rgb import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, rgb_prompt
 from rageval_lc.metrics.rgb import EvaluationResult, RgbJudgement, RgbMode, RgbRow, judge_row, score_rgb
 
@@ -70,8 +71,7 @@ def as_rgb_system(system: Any) -> System:
         TypeError: If ``system`` is none of these.
     """
     try:
-        import dspy
-
+        dspy = import_dspy()
         if isinstance(system, dspy.Module):
             return lambda question, documents: _text(system(question=question, documents=documents))
     except ImportError:  # pragma: no cover - a dependency

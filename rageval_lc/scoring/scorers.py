@@ -37,6 +37,7 @@ from rageval_lc.metrics.trace import TRACE_SCORE_NAMES, trace_scores
 from rageval_lc.schema import MetricResult
 from rageval_lc.scoring.judgements import SampleJudgements
 from rageval_lc.scoring.spec import MetricSpec
+from rageval_lc.text import plural
 
 __all__ = [
     "score_answer_classification",
@@ -107,9 +108,11 @@ def score_faithfulness(ctx: SampleJudgements) -> Scored:
             reason = "The answer makes no claim, so nothing it says is unsupported."
         elif unsupported:
             shown = "; ".join(_claim_text(c) for c in unsupported[:5])
-            reason = f"{len(verdicts) - len(unsupported)} of {len(verdicts)} claims supported; unsupported: {shown}"
+            supported = len(verdicts) - len(unsupported)
+            reason = f"{supported} of {plural(len(verdicts), 'claim')} supported; unsupported: {shown}"
         else:
-            reason = f"All {len(verdicts)} claims are supported by the contexts."
+            every = "The claim is" if len(verdicts) == 1 else f"All {len(verdicts)} claims are"
+            reason = f"{every} supported by the contexts."
         claims_out = [c.model_dump() for c in verdicts]
         return {"faithfulness": _ok("faithfulness", score, reason, claims=claims_out)}, _details(
             ctx, "faithfulness", claims, claims=claims_out
@@ -131,7 +134,7 @@ def score_context_precision(ctx: SampleJudgements) -> Scored:
             reason = "No contexts were retrieved."
         else:
             ranks = [str(i + 1) for i, f in enumerate(flags) if f]
-            reason = f"{len(ranks)} of {len(flags)} contexts relevant" + (
+            reason = f"{len(ranks)} of {plural(len(flags), 'context')} relevant" + (
                 f" (ranks {', '.join(ranks)})." if ranks else "."
             )
         out = [v.model_dump() for v in verdicts.value]
@@ -164,8 +167,9 @@ def score_context_recall(ctx: SampleJudgements) -> Scored:
             reason = "No contexts were retrieved, so nothing of the reference is recalled."
         else:
             missing = [s.statement for s in statements.value if not s.attributed]
-            reason = f"{len(flags) - len(missing)} of {len(flags)} reference statements found in the contexts" + (
-                "; missing: " + "; ".join(repr(m) for m in missing[:5]) if missing else "."
+            reason = (
+                f"{len(flags) - len(missing)} of {plural(len(flags), 'reference statement')} found in the contexts"
+                + ("; missing: " + "; ".join(repr(m) for m in missing[:5]) if missing else ".")
             )
         out = [s.model_dump() for s in statements.value]
         return {"context_recall": _ok("context_recall", score, reason, statements=out)}, _details(
@@ -189,7 +193,8 @@ def score_answer_relevance(ctx: SampleJudgements) -> Scored:
             similarities = ctx.embeddings.similarities(sample.question, generated)
             score = answer_relevance(similarities)
             assert score is not None
-            reason = f"Mean similarity {score:.2f} between the question and {len(generated)} generated from the answer."
+            asked = plural(len(generated), "question")
+            reason = f"Mean similarity {score:.2f} between the question and {asked} generated from the answer."
             pairs = [{"question": q, "similarity": round(s, 6)} for q, s in zip(generated, similarities, strict=True)]
             result = _ok("answer_relevance", score, reason, generated_questions=pairs, method="question_generation")
             return {"answer_relevance": result}, _details(ctx, "answer_relevance", questions, generated_questions=pairs)

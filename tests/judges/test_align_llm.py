@@ -226,3 +226,21 @@ def test_align_resumes_the_held_out_check_from_its_checkpoint(rows: list[dict], 
     out = tmp_path / "judge.json"
     align_judge(rows, DspyJudge(DummyLM(answers)), out=out, **options)
     assert out.is_file() and not Path(f"{out}.partial").exists()
+
+
+def test_a_cli_dry_run_needs_no_api_key(
+    rows: list[dict], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rageval_lc.cli import main
+
+    monkeypatch.delenv("RAGEVAL_TEST_UNSET_KEY", raising=False)
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    args = ["align", str(source), "--judge", "dspy:openai/gpt-4o-mini", "--api-key-env", "RAGEVAL_TEST_UNSET_KEY"]
+    assert main([*args, "--dry-run", "--optimizer", "bootstrap"]) == 0
+    captured = capsys.readouterr()
+    # 14 fitted rows, 6 held out: 14 + 2 x 6 calls
+    assert "Dry run: 26 model calls planned (compiling and the held-out check)." in captured.out
+    assert "'RAGEVAL_TEST_UNSET_KEY' (named by --api-key-env) is not set; the dry run needs no key" in captured.err
+    assert main(args) == 2
+    assert "rageval: error: The environment variable 'RAGEVAL_TEST_UNSET_KEY'" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from rageval_lc.metrics.ragas import (
     ragas_score,
     relevant_contexts,
 )
-from rageval_lc.reports.summary import reference_view
+from rageval_lc.reports.summary import format_reference_view, reference_view
 
 
 def test_faithfulness() -> None:
@@ -129,6 +129,7 @@ def test_reference_view_names_and_scale() -> None:
         {
             "scores": {"faithfulness": 1.0, "context_recall": 1.0, "answer_relevance": 0.9, "factual_accuracy": 0.9},
             "status": {
+                "context_precision": "undetermined",
                 "faithfulness": "ok",
                 "context_recall": "ok",
                 "answer_relevance": "ok",
@@ -145,6 +146,7 @@ def test_reference_view_names_and_scale() -> None:
                 "factual_accuracy": 0.5,
             },
             "status": {
+                "context_precision": "undetermined",
                 "faithfulness": "ok",
                 "context_recall": "undetermined",
                 "answer_relevance": "ok",
@@ -159,8 +161,29 @@ def test_reference_view_names_and_scale() -> None:
     assert view["ragas_faithfulness"] == 75.0
     assert view["ragas_context_recall"] == 100.0
     assert view["ragas_answer_relevance"] == 83.27
-    # (0.3·75 + 0.2·100 + 0.3·83.27) / 0.8 = 84.35
+    # context precision scored but undetermined everywhere: left out, (0.3·75 + 0.2·100 + 0.3·83.27) / 0.8 = 84.35
     assert view["ragas_score"] == pytest.approx(84.35)
+    assert view["ragas_context_precision"] is None
     assert (view["factual_accuracy_percentage"], view["factual_accuracy_grade"]) == (70.0, "B")
     assert (view["correct_answers_count"], view["wrong_answers_count"], view["dont_know_answers_count"]) == (1, 0, 1)
-    assert "ragas_context_precision" not in view
+
+
+def test_the_composite_of_a_run_that_did_not_score_all_its_parts_is_not_a_number() -> None:
+    rows = [
+        {
+            "scores": {"faithfulness": 0.5, "answer_relevance": 1.0},
+            "status": {"faithfulness": "ok", "answer_relevance": "ok"},
+        }
+    ]
+    assert reference_view(rows) == {
+        "ragas_faithfulness": 50.0,
+        "ragas_answer_relevance": 100.0,
+        "ragas_score": "not shown: context_precision, context_recall were not scored",
+    }
+    only = [{"scores": {"faithfulness": 0.5}, "status": {"faithfulness": "ok"}}]
+    assert format_reference_view(reference_view(only)).splitlines() == [
+        "reference name      value",
+        "------------------  " + "-" * 78,  # the value's width: the longest, the text
+        "ragas_faithfulness  50.000",
+        "ragas_score         not shown: context_precision, context_recall, answer_relevance were not scored",
+    ]

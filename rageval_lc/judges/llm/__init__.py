@@ -4,3 +4,7 @@
 (a LangChain chat model as a DSPy LM), ``optimize`` (compiling the TRACe module) and ``align`` (compiling
 every module on a user's labelled rows). Importing this package imports none of them.
 """
+
+from rageval_lc._lazy import local_litellm_cost_map
+
+local_litellm_cost_map()  # before any module here imports DSPy (and DSPy, later, LiteLLM)

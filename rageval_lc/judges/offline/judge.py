@@ -57,7 +57,7 @@ from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_inputs
 from rageval_lc.judges.offline.reference import key_term_overlap
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
-from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
+from rageval_lc.text import KeyedSentences, plural, sentence_letters, split_sentences
 
 __all__ = [
     "LocalJudge",
@@ -261,7 +261,7 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
             )
             notes["expected_completeness"] = round(completeness, 4)
         relevance_text = (
-            f"Estimated {len(relevant)} of {n} document sentences relevant (share {max(0.0, share_rel):.2f}) "
+            f"Estimated {len(relevant)} of {plural(n, 'document sentence')} relevant (share {max(0.0, share_rel):.2f}) "
             f"and {len(utilized)} used by the response, from similarity to the question and the response."
         )
         notes["expected_relevance_share"] = round(min(1.0, max(0.0, share_rel)), 4)
