@@ -101,13 +101,17 @@ def test_a_first_score_imports_no_model_library_once_the_merge_is_kept() -> None
 
 
 def test_threads_share_the_word_pieces(encoders) -> None:
-    """Each truncation length has its own tokenizer, never changed: threads encoding at several lengths at once
-    get what one thread gets (a shared tokenizer changed under them raises "Already borrowed")."""
+    """One tokenizer per model and process, its truncation set per call under a lock: threads tokenising at
+    several lengths at once get what one thread gets (unlocked, a tokenizer changed under a reader raises
+    "Already borrowed")."""
     from concurrent.futures import ThreadPoolExecutor
 
     pieces = encoders[0].model.tokenizer
+    assert pieces is NliModel(device="cpu")._load()[0]  # the sentence model's and the NLI model's
     jobs = [(TEXTS, length) for length in (8, 16, 256, 512) for _ in range(8)]
     with ThreadPoolExecutor(max_workers=8) as pool:
         got = list(pool.map(lambda job: pieces.batch(job[0], max_length=job[1]), jobs))
+        words = list(pool.map(pieces.tokenize, TEXTS * 4))
     assert got == [pieces.batch(texts, max_length=length) for texts, length in jobs]
     assert max(len(row) for row in got[0][0]) == 8
+    assert words == [pieces.tokenize(text) for text in TEXTS * 4] and len(words[8]) == 600  # never truncated

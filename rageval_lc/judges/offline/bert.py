@@ -23,7 +23,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["BertConfig", "BertForward", "SentenceModel", "WordPieces", "read_config", "weight_names"]
 
@@ -84,18 +84,20 @@ class WordPieces:
     """The model's tokenizer (``tokenizer.json``, through the ``tokenizers`` package): batches of ids with the
     padding and truncation ``transformers``' fast tokenizer applies, and the calls the judge makes.
 
-    Each truncation length gets its own tokenizer, set up once and never changed afterwards, so threads may share
-    one :class:`WordPieces` (a ``tokenizers`` tokenizer whose settings change while another thread encodes raises
-    "Already borrowed")."""
+    One per folder and process (:meth:`of`: the sentence model and the NLI model share the packaged one). Every
+    call holds a lock: a ``tokenizers`` tokenizer whose truncation changes while another thread reads it raises
+    "Already borrowed", and the truncation follows each call's ``max_length``."""
+
+    _shared: ClassVar[dict[str, WordPieces]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, folder: str | Path) -> None:
         from tokenizers import Tokenizer
 
-        self._path = str(Path(folder) / "tokenizer.json")
-        self._tokenizer = Tokenizer.from_file(self._path)
+        self._tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
-        self._by_length: dict[int, Any] = {}
+        self._length: int | None = None  # the truncation set now (None: none)
         self._lock = threading.Lock()
         self.pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         specials = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -103,27 +105,34 @@ class WordPieces:
         self.cls_token_id = self._tokenizer.token_to_id("[CLS]")
         self.sep_token_id = self._tokenizer.token_to_id("[SEP]")
 
-    def _truncating(self, max_length: int) -> Any:
-        """The tokenizer that truncates longest first to ``max_length`` and pads to the longest of a batch."""
-        found = self._by_length.get(max_length)
-        if found is None:
-            from tokenizers import Tokenizer
+    @classmethod
+    def of(cls, folder: str | Path) -> WordPieces:
+        """The process's tokenizer of the model in ``folder`` (read once)."""
+        key = str(Path(folder).resolve())
+        with cls._shared_lock:
+            if key not in cls._shared:
+                cls._shared[key] = cls(folder)
+            return cls._shared[key]
 
-            with self._lock:
-                found = self._by_length.get(max_length)
-                if found is None:
-                    found = Tokenizer.from_file(self._path)
-                    found.enable_truncation(max_length, strategy="longest_first")
-                    found.enable_padding(pad_id=self.pad_id, pad_token="[PAD]")
-                    self._by_length[max_length] = found
-        return found
+    def _truncate(self, max_length: int | None) -> None:
+        """Truncate longest first to ``max_length`` and pad to a batch's longest (None: neither); the lock held."""
+        if max_length != self._length:
+            if max_length is None:
+                self._tokenizer.no_truncation()
+                self._tokenizer.no_padding()
+            else:
+                self._tokenizer.enable_truncation(max_length, strategy="longest_first")
+                self._tokenizer.enable_padding(pad_id=self.pad_id, pad_token="[PAD]")
+            self._length = max_length
 
     def batch(
         self, texts: Sequence[str] | Sequence[tuple[str, str]], *, max_length: int
     ) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
         """Ids, attention masks and token type ids of ``texts`` (strings, or pairs), truncated longest first to
         ``max_length`` word pieces and padded to the longest."""
-        encodings = self._truncating(max_length).encode_batch(list(texts))
+        with self._lock:
+            self._truncate(max_length)
+            encodings = self._tokenizer.encode_batch(list(texts))
         return (
             [e.ids for e in encodings],
             [e.attention_mask for e in encodings],
@@ -132,11 +141,14 @@ class WordPieces:
 
     def tokenize(self, text: str) -> list[str]:
         """The word pieces of ``text``, without the special tokens."""
-        return self._tokenizer.encode(text, add_special_tokens=False).tokens
+        with self._lock:
+            self._truncate(None)
+            return self._tokenizer.encode(text, add_special_tokens=False).tokens
 
     def convert_ids_to_tokens(self, ids: Sequence[int]) -> list[str]:
         """The word piece of each id."""
-        return [self._tokenizer.id_to_token(int(i)) for i in ids]
+        with self._lock:
+            return [self._tokenizer.id_to_token(int(i)) for i in ids]
 
 
 class BertForward:
@@ -247,7 +259,7 @@ class SentenceModel:
             raise ValueError(msg)
         settings = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
         self.max_seq_length = int(settings["max_seq_length"])
-        self.tokenizer = WordPieces(folder)
+        self.tokenizer = WordPieces.of(folder)
         self.bert = BertForward(load_file(str(folder / "model.safetensors")), config, device=device)
 
     @staticmethod

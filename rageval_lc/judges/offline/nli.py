@@ -145,7 +145,7 @@ class NliModel(Portable):
             else:
                 weights = merged_nli_weights(self.adapter, base)
                 model = BertForward(weights, config, classifier=True, device=self.device)
-                self._loaded = (WordPieces(base), model)
+                self._loaded = (WordPieces.of(base), model)
         return self._loaded
 
     def _load_with_transformers(self) -> tuple[Any, Any]:
