@@ -29,7 +29,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMAT", "cache_dir", "merge_adapter", "merged_nli_weights", "merged_path", "peft_model", "read_merged"]
+__all__ = [
+    "FORMAT",
+    "cache_dir",
+    "file_digest",
+    "merge_adapter",
+    "merged_nli_weights",
+    "merged_path",
+    "peft_model",
+    "read_merged",
+]
 
 FORMAT = "rageval_lc merged NLI 1"  # in each file's metadata; a new layout changes it (and so every file's name)
 _log = logging.getLogger(__name__)
@@ -46,8 +55,16 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(user_cache_dir("rageval_lc", appauthor=False))
 
 
-def _file_digest(path: Path) -> str:
-    return hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, computed once per process while its size and modification time stay."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _digests:
+        _digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return _digests[key]
 
 
 def merged_path(adapter: Path, base: Path) -> Path:
@@ -58,8 +75,8 @@ def merged_path(adapter: Path, base: Path) -> Path:
     key = hashlib.blake2b(digest_size=16)
     for part in (
         FORMAT,
-        _file_digest(adapter / "adapter_config.json"),
-        _file_digest(adapter / "adapter_model.safetensors"),
+        file_digest(adapter / "adapter_config.json"),
+        file_digest(adapter / "adapter_model.safetensors"),
         str(weights.resolve()),
         str(stat.st_size),
         str(stat.st_mtime_ns),

@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from importlib.resources import files
@@ -122,8 +121,10 @@ class NliModel(Portable):
 
     def identity(self) -> str:
         """What tells this model's answers apart, for a judge cache's key: the adapter's weights (their hash)."""
+        from rageval_lc.judges.offline.merged_nli import file_digest
+
         weights = self.adapter / "adapter_model.safetensors"
-        return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.exists() else str(self.adapter)
+        return file_digest(weights) if weights.exists() else str(self.adapter)
 
     def _load(self) -> tuple[Any, Any]:
         """The tokenizer and the merged model: the forward pass in plain torch
