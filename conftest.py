@@ -16,6 +16,10 @@ os.environ.setdefault("DSPY_CACHEDIR", tempfile.mkdtemp(prefix="rageval-dspy-cac
 
 ROOT = Path(__file__).resolve().parent
 
+# What the library computes once and keeps (the merged NLI model) goes to the checkout's .cache/, never to the
+# user's home; tests of the cache itself point it at their tmp_path.
+os.environ["RAGEVAL_CACHE_DIR"] = str(ROOT / ".cache" / "rageval")
+
 
 def shared_dir() -> Path | None:
     """The project's shared data folder (``../shared`` beside the checkout, or $RAGEVAL_SHARED_DIR)."""

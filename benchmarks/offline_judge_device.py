@@ -30,7 +30,9 @@ def ragbench_samples(n: int) -> list[Any]:
 
 
 class ForwardTimer:
-    """Seconds spent inside the forward passes of the given torch modules (outermost calls only)."""
+    """Seconds spent inside the forward passes of the given models (outermost calls only): torch modules through
+    hooks, the packaged models' plain-torch forward (``rageval_lc.judges.offline.bert``) through their
+    ``hidden_states``."""
 
     def __init__(self, modules: list[Any], device: str) -> None:
         import torch
@@ -38,8 +40,22 @@ class ForwardTimer:
         self.seconds, self._depth, self._start = 0.0, 0, 0.0
         self._sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
         for module in modules:
-            module.register_forward_pre_hook(self._enter)
-            module.register_forward_hook(self._leave)
+            if hasattr(module, "register_forward_pre_hook"):
+                module.register_forward_pre_hook(self._enter)
+                module.register_forward_hook(self._leave)
+            else:
+                forward = getattr(module, "bert", module)  # a SentenceModel runs a BertForward
+                forward.hidden_states = self._timed(forward.hidden_states)
+
+    def _timed(self, function: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self._enter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self._leave()
+
+        return timed
 
     def _enter(self, *_: Any) -> None:
         if self._depth == 0:

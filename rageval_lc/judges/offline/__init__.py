@@ -5,6 +5,7 @@ and ``slots`` (the contradiction detector), ``reference``, ``limits``, ``model``
 fitted linear models), ``align`` (refitting them to a user's rows); the models: ``encoder`` (the packaged
 sentence-transformers model), ``nli`` (the NLI cross-encoder, its adapter in ``nli/``), ``cross_encoder`` (an
 NLI model of one's own in its place), ``embeddings`` (the embedding metrics' scorer); and their machinery:
-``devices``, ``heap``, ``quiet``.
+``bert`` (the packaged models' forward pass in plain torch), ``merged_nli`` (the NLI adapter merged once and
+kept), ``devices``, ``heap``, ``quiet``.
 Importing this package imports none of them.
 """

@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from rageval_lc.errors import MissingDependencyError
+from rageval_lc.judges.offline.bert import SentenceModel
 from rageval_lc.judges.offline.heap import fix_mmap_threshold, release_free_memory
 from rageval_lc.judges.portable import Portable
 
@@ -117,11 +118,15 @@ class SentenceTransformerEncoder(Portable):
 
     @property
     def model(self) -> Any:
-        """The loaded ``SentenceTransformer`` (loaded on first use)."""
+        """The loaded model (loaded on first use): the packaged one runs on
+        :class:`~rageval_lc.judges.offline.bert.SentenceModel` (its forward pass in plain torch, the same vectors
+        without importing transformers), any other one is a ``SentenceTransformer``."""
         if self._model is None:
             fix_mmap_threshold()  # large short-lived tensors must not grow the heap for good
             if self._model_spec is not None and not isinstance(self._model_spec, (str, Path)):
                 self._model = self._model_spec
+            elif self._model_spec is None and SentenceModel.supports(default_model_path()):
+                self._model = SentenceModel(default_model_path(), device=self.device)  # no transformers to import
             else:
                 try:
                     from sentence_transformers import SentenceTransformer
@@ -206,18 +211,26 @@ class SentenceTransformerEncoder(Portable):
 
         model = self.model
         tokenizer = model.tokenizer
-        transformer = model[0].auto_model
         special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
-        max_length = int(getattr(transformer.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
+        if isinstance(model, SentenceModel):
+            max_length = model.bert.config.max_position_embeddings
+        else:
+            transformer = model[0].auto_model
+            max_length = int(getattr(transformer.config, "max_position_embeddings", 0) or tokenizer.model_max_length)
         out: list[tuple[np.ndarray, np.ndarray]] = []
         for start in range(0, len(texts), batch_size):
             batch = [t.strip() for t in texts[start : start + batch_size]]
-            encoded = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
             with torch.no_grad():
-                device = transformer.device  # the inputs go where the model is (CUDA, MPS)
-                hidden = transformer(
-                    input_ids=encoded["input_ids"].to(device), attention_mask=encoded["attention_mask"].to(device)
-                ).last_hidden_state
+                if isinstance(model, SentenceModel):
+                    hidden, encoded = model.hidden_states(batch, max_length=max_length)
+                else:
+                    encoded = tokenizer(
+                        batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt"
+                    )
+                    device = transformer.device  # the inputs go where the model is (CUDA, MPS)
+                    hidden = transformer(
+                        input_ids=encoded["input_ids"].to(device), attention_mask=encoded["attention_mask"].to(device)
+                    ).last_hidden_state
             for row in range(hidden.shape[0]):
                 length = int(encoded["attention_mask"][row].sum())
                 ids = encoded["input_ids"][row][:length].tolist()

@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from importlib.resources import files
@@ -122,27 +121,43 @@ class NliModel(Portable):
 
     def identity(self) -> str:
         """What tells this model's answers apart, for a judge cache's key: the adapter's weights (their hash)."""
+        from rageval_lc.judges.offline.merged_nli import file_digest
+
         weights = self.adapter / "adapter_model.safetensors"
-        return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.exists() else str(self.adapter)
+        return file_digest(weights) if weights.exists() else str(self.adapter)
 
     def _load(self) -> tuple[Any, Any]:
+        """The tokenizer and the merged model: the forward pass in plain torch
+        (:class:`~rageval_lc.judges.offline.bert.BertForward`) over the merged weights, read from the user's cache
+        when an earlier process saved them there (:mod:`~rageval_lc.judges.offline.merged_nli`), else merged
+        now and saved."""
         if self._loaded is None:
-            try:
-                from peft import PeftModel
-            except ImportError as exc:
-                msg = "The offline NLI model needs peft: `pip install peft`."
-                raise MissingDependencyError(msg) from exc
             if not (self.adapter / "adapter_config.json").exists():
                 msg = f"No NLI adapter at {self.adapter} (adapter_config.json missing)."
                 raise FileNotFoundError(msg)
-            from rageval_lc.judges.offline.quiet import quiet_model_loading
+            from rageval_lc.judges.offline.bert import BertForward, WordPieces, read_config
+            from rageval_lc.judges.offline.encoder import default_model_path
+            from rageval_lc.judges.offline.merged_nli import merged_nli_weights
 
-            with quiet_model_loading():
-                tokenizer, base = build_base()
-                model = PeftModel.from_pretrained(base.float(), str(self.adapter)).merge_and_unload()
-            model.eval().to(self.device)
-            self._loaded = (tokenizer, model)
+            base = default_model_path()
+            config = read_config(base)
+            if config is None or not (base / "tokenizer.json").is_file():  # not the packaged MiniLM's layout
+                self._loaded = self._load_with_transformers()
+            else:
+                weights = merged_nli_weights(self.adapter, base)
+                model = BertForward(weights, config, classifier=True, device=self.device)
+                self._loaded = (WordPieces.of(base), model)
         return self._loaded
+
+    def _load_with_transformers(self) -> tuple[Any, Any]:
+        """The tokenizer and the merged model as transformers and peft make them (a base this module's forward
+        pass does not run)."""
+        from rageval_lc.judges.offline.merged_nli import peft_model
+        from rageval_lc.judges.offline.quiet import quiet_model_loading
+
+        with quiet_model_loading():
+            tokenizer, model = peft_model(self.adapter)
+        return tokenizer, model.eval().to(self.device)
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Probabilities, one row per pair, columns in :data:`LABELS` order."""
@@ -179,19 +194,31 @@ class NliModel(Portable):
         with torch.inference_mode(), torch.autocast(device_type, dtype=dtype or torch.float32, enabled=bool(dtype)):
             for start in range(0, len(order), self.batch_size):
                 chunk = [pairs[i] for i in order[start : start + self.batch_size]]
-                batch = tokenizer(
-                    [p for p, _ in chunk],
-                    [h for _, h in chunk],
-                    truncation="longest_first",
-                    max_length=self.max_length,
-                    padding=True,
-                    return_tensors="pt",
-                ).to(self.device)
-                probabilities = self._probabilities(model(**batch).logits.float())
+                probabilities = self._probabilities(self._logits(tokenizer, model, chunk).float())
                 for pair, row in zip(chunk, probabilities, strict=True):
                     self._cache[pair] = row
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+
+    def _logits(self, tokenizer: Any, model: Any, chunk: list[tuple[str, str]]) -> Any:
+        """One batch's logits: pairs truncated longest first to :attr:`max_length` word pieces, padded."""
+        from rageval_lc.judges.offline.bert import BertForward
+
+        if isinstance(model, BertForward):
+            import torch
+
+            ids, mask, types = tokenizer.batch(chunk, max_length=self.max_length)
+            device = model.device
+            return model.logits(*(torch.tensor(t, device=device) for t in (ids, mask, types)))
+        batch = tokenizer(
+            [p for p, _ in chunk],
+            [h for _, h in chunk],
+            truncation="longest_first",
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        ).to(self.device)
+        return model(**batch).logits
 
     def _probabilities(self, logits: Any) -> np.ndarray:
         """A batch's rows in :data:`LABELS` order from the model's logits (a float tensor)."""

@@ -1,0 +1,337 @@
+"""The packaged MiniLM's forward pass in plain torch: what the offline judge runs, without transformers.
+
+Importing transformers and sentence-transformers (with the scikit-learn and scipy they bring) takes longer
+than everything else a first score needs; the packaged all-MiniLM-L6-v2 is a 6-layer BERT, so its forward pass
+is written here with torch alone, its weights read with ``safetensors`` and its word pieces cut by
+``tokenizers`` (from the model's own ``tokenizer.json``). It computes what ``transformers``' ``BertModel``
+computes (embeddings, post-norm encoder layers with exact GELU, scaled dot-product attention, the pooler), so
+its outputs match within float rounding: ``tests/judges/test_bert_forward.py`` compares both on the same texts.
+
+:class:`BertForward` holds the weights of one model (a base model, or a sequence classifier with its pooler and
+head); :class:`WordPieces` is its tokenizer with the calls the judge makes.
+
+Example:
+    >>> config = BertConfig(hidden_size=8, num_attention_heads=2, num_hidden_layers=1)
+    >>> (config.head_size, config.layer_norm_eps)
+    (4, 1e-12)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+__all__ = ["BertConfig", "BertForward", "SentenceModel", "WordPieces", "read_config", "weight_names"]
+
+_SUPPORTED = {"model_type": "bert", "hidden_act": "gelu", "position_embedding_type": "absolute"}
+
+
+@dataclass(frozen=True)
+class BertConfig:
+    """The shape of a BERT model, as its ``config.json`` says."""
+
+    hidden_size: int
+    num_attention_heads: int
+    num_hidden_layers: int
+    layer_norm_eps: float = 1e-12
+    max_position_embeddings: int = 512
+
+    @property
+    def head_size(self) -> int:
+        """Numbers per attention head."""
+        return self.hidden_size // self.num_attention_heads
+
+
+def read_config(folder: str | Path) -> BertConfig | None:
+    """The model's shape from ``folder/config.json``, or None when it is not a BERT this module runs as
+    ``transformers`` would (another architecture, activation or position embedding)."""
+    path = Path(folder) / "config.json"
+    if not path.is_file():
+        return None
+    config = json.loads(path.read_text(encoding="utf-8"))
+    if any(config.get(key, value) != value for key, value in _SUPPORTED.items()):
+        return None
+    if config.get("is_decoder") or config.get("add_cross_attention"):
+        return None
+    return BertConfig(
+        hidden_size=int(config["hidden_size"]),
+        num_attention_heads=int(config["num_attention_heads"]),
+        num_hidden_layers=int(config["num_hidden_layers"]),
+        layer_norm_eps=float(config.get("layer_norm_eps", 1e-12)),
+        max_position_embeddings=int(config.get("max_position_embeddings", 512)),
+    )
+
+
+def weight_names(config: BertConfig, *, classifier: bool) -> set[str]:
+    """The names of the tensors a forward pass reads: the base model's, with the pooler and the classification
+    head when ``classifier``."""
+    names = {f"embeddings.{kind}_embeddings.weight" for kind in ("word", "position", "token_type")}
+    names |= {"embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"}
+    parts = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense")
+    parts += ("attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm")
+    for i in range(config.num_hidden_layers):
+        names |= {f"encoder.layer.{i}.{part}.{kind}" for part in parts for kind in ("weight", "bias")}
+    if classifier:
+        names |= {f"{part}.{kind}" for part in ("pooler.dense", "classifier") for kind in ("weight", "bias")}
+    return names
+
+
+class WordPieces:
+    """The model's tokenizer (``tokenizer.json``, through the ``tokenizers`` package): batches of ids with the
+    padding and truncation ``transformers``' fast tokenizer applies, and the calls the judge makes.
+
+    One per folder and process (:meth:`of`: the sentence model and the NLI model share the packaged one). Every
+    call holds a lock: a ``tokenizers`` tokenizer whose truncation changes while another thread reads it raises
+    "Already borrowed", and the truncation follows each call's ``max_length``."""
+
+    _shared: ClassVar[dict[str, WordPieces]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, folder: str | Path) -> None:
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        self._length: int | None = None  # the truncation set now (None: none)
+        self._lock = threading.Lock()
+        self.pad_id = self._tokenizer.token_to_id("[PAD]") or 0
+        specials = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+        self.all_special_ids = sorted({i for t in specials if (i := self._tokenizer.token_to_id(t)) is not None})
+        self.cls_token_id = self._tokenizer.token_to_id("[CLS]")
+        self.sep_token_id = self._tokenizer.token_to_id("[SEP]")
+
+    @classmethod
+    def of(cls, folder: str | Path) -> WordPieces:
+        """The process's tokenizer of the model in ``folder`` (read once)."""
+        key = str(Path(folder).resolve())
+        with cls._shared_lock:
+            if key not in cls._shared:
+                cls._shared[key] = cls(folder)
+            return cls._shared[key]
+
+    def _truncate(self, max_length: int | None) -> None:
+        """Truncate longest first to ``max_length`` and pad to a batch's longest (None: neither); the lock held."""
+        if max_length != self._length:
+            if max_length is None:
+                self._tokenizer.no_truncation()
+                self._tokenizer.no_padding()
+            else:
+                self._tokenizer.enable_truncation(max_length, strategy="longest_first")
+                self._tokenizer.enable_padding(pad_id=self.pad_id, pad_token="[PAD]")
+            self._length = max_length
+
+    def batch(
+        self, texts: Sequence[str] | Sequence[tuple[str, str]], *, max_length: int
+    ) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+        """Ids, attention masks and token type ids of ``texts`` (strings, or pairs), truncated longest first to
+        ``max_length`` word pieces and padded to the longest."""
+        with self._lock:
+            self._truncate(max_length)
+            encodings = self._tokenizer.encode_batch(list(texts))
+        return (
+            [e.ids for e in encodings],
+            [e.attention_mask for e in encodings],
+            [e.type_ids for e in encodings],
+        )
+
+    def tokenize(self, text: str) -> list[str]:
+        """The word pieces of ``text``, without the special tokens."""
+        with self._lock:
+            self._truncate(None)
+            return self._tokenizer.encode(text, add_special_tokens=False).tokens
+
+    def convert_ids_to_tokens(self, ids: Sequence[int]) -> list[str]:
+        """The word piece of each id."""
+        with self._lock:
+            return [self._tokenizer.id_to_token(int(i)) for i in ids]
+
+
+class BertForward:
+    """A BERT's forward pass over weights given by name (``embeddings.*``, ``encoder.layer.N.*``, ``pooler.*``,
+    ``classifier.*``: the names ``BertModel`` and ``BertForSequenceClassification`` save, the ``bert.`` prefix
+    of the latter dropped).
+
+    Args:
+        weights: the tensors by name.
+        config: the model's shape.
+        classifier: whether the model has a pooler and a classification head (:meth:`logits`).
+        device: where the weights go.
+
+    Raises:
+        ValueError: If a tensor the forward pass reads is missing, or one it would leave unread is there (a model
+            this module does not run as ``transformers`` would).
+    """
+
+    def __init__(
+        self, weights: Mapping[str, Any], config: BertConfig, *, classifier: bool = False, device: str = "cpu"
+    ) -> None:
+        import torch
+
+        self.config = config
+        self.device = torch.device(device)
+        w = {name.removeprefix("bert."): tensor for name, tensor in weights.items()}
+        w.pop("embeddings.position_ids", None)  # a buffer, not a weight
+        if not classifier:
+            w = {k: v for k, v in w.items() if not k.startswith("pooler.")}  # a base model's unused pooler
+        expected = weight_names(config, classifier=classifier)
+        if set(w) != expected:
+            missing, unread = sorted(expected - set(w)), sorted(set(w) - expected)
+            msg = f"Not the weights of this BERT: missing {missing[:4]}, unread {unread[:4]}."
+            raise ValueError(msg)
+        self.weights = {k: v.to(self.device, torch.float32) for k, v in w.items()}
+
+    def hidden_states(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None = None) -> Any:
+        """The last layer's hidden states (batch × length × hidden), as ``BertModel(...).last_hidden_state``."""
+        import torch
+        from torch.nn import functional as F
+
+        w, config = self.weights, self.config
+        batch, length = input_ids.shape
+        if token_type_ids is None:
+            token_type_ids = torch.zeros_like(input_ids)
+        positions = torch.arange(length, device=input_ids.device).unsqueeze(0)
+        x = F.embedding(input_ids, w["embeddings.word_embeddings.weight"])
+        x = x + F.embedding(token_type_ids, w["embeddings.token_type_embeddings.weight"])
+        x = x + F.embedding(positions, w["embeddings.position_embeddings.weight"])
+        x = self._norm(x, "embeddings.LayerNorm")
+        mask = attention_mask.to(torch.bool)[:, None, None, :]  # keys a query may attend to
+        heads, size = config.num_attention_heads, config.head_size
+        for i in range(config.num_hidden_layers):
+            p = f"encoder.layer.{i}."
+
+            def split(t: Any) -> Any:
+                return t.view(batch, length, heads, size).transpose(1, 2)
+
+            q = split(self._linear(x, p + "attention.self.query"))
+            k = split(self._linear(x, p + "attention.self.key"))
+            v = split(self._linear(x, p + "attention.self.value"))
+            a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0, scale=size**-0.5)
+            a = a.transpose(1, 2).reshape(batch, length, heads * size)
+            x = self._norm(self._linear(a, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+            h = F.gelu(self._linear(x, p + "intermediate.dense"))
+            x = self._norm(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
+        return x
+
+    def logits(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None = None) -> Any:
+        """The classification head's logits, as ``BertForSequenceClassification(...).logits``."""
+        import torch
+
+        hidden = self.hidden_states(input_ids, attention_mask, token_type_ids)
+        pooled = torch.tanh(self._linear(hidden[:, 0], "pooler.dense"))
+        return self._linear(pooled, "classifier")
+
+    def _linear(self, x: Any, name: str) -> Any:
+        from torch.nn import functional as F
+
+        return F.linear(x, self.weights[name + ".weight"], self.weights.get(name + ".bias"))
+
+    def _norm(self, x: Any, name: str) -> Any:
+        from torch.nn import functional as F
+
+        weight = self.weights[name + ".weight"]
+        return F.layer_norm(x, weight.shape, weight, self.weights[name + ".bias"], self.config.layer_norm_eps)
+
+
+class SentenceModel:
+    """The packaged sentence-transformers model (a BERT, mean pooling, unit vectors) on :class:`BertForward`,
+    with the calls :class:`~rageval_lc.judges.offline.encoder.SentenceTransformerEncoder` makes of a
+    ``SentenceTransformer``: ``preprocess``, a call returning ``token_embeddings`` and ``sentence_embedding``,
+    ``tokenizer``, ``max_seq_length``, ``device``.
+
+    Args:
+        folder: the model's folder (``config.json``, ``model.safetensors``, ``tokenizer.json``, its
+            sentence-transformers files).
+        device: where it runs.
+    """
+
+    def __init__(self, folder: str | Path, *, device: str = "cpu") -> None:
+        from safetensors.torch import load_file
+
+        folder = Path(folder)
+        config = read_config(folder)
+        if config is None or not self.supports(folder):
+            msg = f"{folder} is not a mean-pooled BERT sentence model this module runs."
+            raise ValueError(msg)
+        settings = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        self.max_seq_length = int(settings["max_seq_length"])
+        self.tokenizer = WordPieces.of(folder)
+        self.bert = BertForward(load_file(str(folder / "model.safetensors")), config, device=device)
+
+    @staticmethod
+    def supports(folder: str | Path) -> bool:
+        """Whether ``folder`` holds a model this class runs as sentence-transformers does: a BERT
+        (:func:`read_config`) with its weights in ``model.safetensors`` and a ``tokenizer.json``, then mean
+        pooling and normalisation, texts not lower-cased by sentence-transformers itself."""
+        folder = Path(folder)
+        needed = ("modules.json", "sentence_bert_config.json", "1_Pooling/config.json")
+        needed += ("model.safetensors", "tokenizer.json")
+        if read_config(folder) is None or not all((folder / name).is_file() for name in needed):
+            return False
+        try:
+            modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text("utf-8"))]
+            pooling = json.loads((folder / "1_Pooling/config.json").read_text("utf-8"))
+            settings = json.loads((folder / "sentence_bert_config.json").read_text("utf-8"))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+        modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v}
+        return (
+            modules == ["Transformer", "Pooling", "Normalize"]
+            and modes == {"pooling_mode_mean_tokens"}
+            and not settings.get("do_lower_case")
+            and isinstance(settings.get("max_seq_length"), int)
+        )
+
+    @property
+    def device(self) -> Any:
+        """The torch device the weights are on."""
+        return self.bert.device
+
+    def eval(self) -> SentenceModel:
+        """Nothing to switch: the forward pass has no dropout."""
+        return self
+
+    def get_embedding_dimension(self) -> int:
+        """Numbers per sentence vector."""
+        return self.bert.config.hidden_size
+
+    def preprocess(self, texts: Sequence[str]) -> dict[str, Any]:
+        """The batch's tensors: ids, attention mask and token types, truncated to :attr:`max_seq_length`."""
+        import torch
+
+        ids, mask, types = self.tokenizer.batch(list(texts), max_length=self.max_seq_length)
+        return {
+            "input_ids": torch.tensor(ids),
+            "attention_mask": torch.tensor(mask),
+            "token_type_ids": torch.tensor(types),
+        }
+
+    def __call__(self, features: Mapping[str, Any]) -> dict[str, Any]:
+        """``token_embeddings`` (the last hidden states) and ``sentence_embedding`` (their mean over the
+        attention mask, unit length), as sentence-transformers returns them."""
+        import torch
+        from torch.nn import functional as F
+
+        mask = features["attention_mask"]
+        hidden = self.bert.hidden_states(features["input_ids"], mask, features.get("token_type_ids"))
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        mean = (hidden * weights).sum(1) / torch.clamp(weights.sum(1), min=1e-9)
+        return {"token_embeddings": hidden, "sentence_embedding": F.normalize(mean, p=2, dim=1)}
+
+    def hidden_states(self, texts: Sequence[str], *, max_length: int) -> tuple[Any, dict[str, Any]]:
+        """The last hidden states of ``texts`` truncated to ``max_length`` word pieces, and the batch
+        (``input_ids``, ``attention_mask``, ``token_type_ids``; on the CPU)."""
+        ids, mask, types = self.tokenizer.batch(list(texts), max_length=max_length)
+        import torch
+
+        batch = {
+            "input_ids": torch.tensor(ids),
+            "attention_mask": torch.tensor(mask),
+            "token_type_ids": torch.tensor(types),
+        }
+        on_device = {k: v.to(self.device) for k, v in batch.items()}
+        return self.bert.hidden_states(**on_device), batch
