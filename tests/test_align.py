@@ -463,7 +463,7 @@ def test_the_threshold_is_the_best_balanced_one() -> None:
     truth = np.array([False, False, True, True, True, False])
     # by hand: between 0.3 and 0.35 every row is right (the -inf row is never positive): 0.325
     assert balanced_threshold(scores, truth, 0.9) == pytest.approx(0.325, abs=1e-12)
-    assert balanced_threshold(scores, np.ones(6, dtype=bool), 0.9) == 0.9  # one class: kept
+    assert balanced_threshold(scores, np.ones(6, dtype=bool), 0.9) == pytest.approx(0.9, abs=1e-12)  # one class
     # a tie (0.2 and 0.475 both give a balanced accuracy of 5/6 on these labels): the one nearer the current 0.0
     tie = np.array([False, True, False, True, True, False])
     assert balanced_threshold(scores, tie, 0.0) == pytest.approx(0.2, abs=1e-12)
