@@ -22,19 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_lc import evaluate  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
 from rageval_lc.runs.align import align_judge  # noqa: E402
-from tests.align_trial import FACTS, trial_rows  # noqa: E402
-
-
-def right_verdicts(judge: str, rows: list[dict]) -> int:
-    """How many rows' faithfulness verdicts (1.0: faithful) match their labels."""
-    samples = [{k: r[k] for k in ("question", "contexts", "response")} for r in rows]
-    results = evaluate(samples, "faithfulness", judge=judge).results
-    return sum(
-        (res.results["faithfulness"].score == 1.0) == r["faithful"] for r, res in zip(rows, results, strict=True)
-    )
+from tests.align_trial import FACTS, right_verdicts, trial_rows  # noqa: E402
 
 
 def main() -> None:

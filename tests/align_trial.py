@@ -252,6 +252,17 @@ FACTS = [
 ]
 
 
+def right_verdicts(judge: str, rows: list[dict]) -> int:
+    """How many of ``rows``' faithfulness verdicts by ``judge`` (1.0: faithful) match their labels."""
+    from rageval_lc import evaluate
+
+    samples = [{k: r[k] for k in ("question", "contexts", "response")} for r in rows]
+    results = evaluate(samples, "faithfulness", judge=judge).results
+    return sum(
+        (res.results["faithfulness"].score == 1.0) == r["faithful"] for r, res in zip(rows, results, strict=True)
+    )
+
+
 def trial_rows(questions: int, *, start: int = 0) -> list[dict]:
     """Two labelled rows (faithful, then one wrong fact) for each of ``questions`` questions from ``start``."""
     if start + questions > len(FACTS):

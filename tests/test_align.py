@@ -374,22 +374,12 @@ def test_a_digest_never_sorts_values_of_mixed_types() -> None:
     assert _rows_digest([mixed]) == _rows_digest([mixed])  # computed, and the same each time
 
 
-def _right_verdicts(judge: str, rows: list[dict]) -> int:
-    from rageval_lc import evaluate
-
-    samples = [{k: r[k] for k in ("question", "contexts", "response")} for r in rows]
-    results = evaluate(samples, "faithfulness", judge=judge).results
-    return sum(
-        (res.results["faithfulness"].score == 1.0) == r["faithful"] for r, res in zip(rows, results, strict=True)
-    )
-
-
 def test_the_first_use_trial_is_refused_or_no_worse(tmp_path: Path) -> None:
     """Issue 33's trial: 36 rows of one's own (18 faithful, 18 with one wrong fact). Before, align refitted the
     hallucination model, kept the adherence threshold and wrote a judge that called every faithful answer
     unfaithful, on a held-out AUROC at its ceiling. Now the threshold moves with the model, the check reads the
     verdicts, and the judge is written only when the held-out rows can show it is no worse."""
-    from tests.align_trial import trial_rows
+    from tests.align_trial import right_verdicts, trial_rows
 
     trial, other = trial_rows(18), trial_rows(18, start=18)
     out = tmp_path / "judge.json"
@@ -400,7 +390,7 @@ def test_the_first_use_trial_is_refused_or_no_worse(tmp_path: Path) -> None:
     if not math.isinf(report.strengths["hallucination"]):
         assert report.thresholds["adherence"][0] == LocalParams.load().adherence_threshold
         assert LocalParams.load(out).adherence_threshold == report.thresholds["adherence"][1]
-    shipped, aligned = _right_verdicts("local", other), _right_verdicts(f"local:{out}", other)
+    shipped, aligned = right_verdicts("local", other), right_verdicts(f"local:{out}", other)
     if report.usable:
         assert aligned >= shipped
     else:  # 6 held-out rows of a kind are too few to exclude a loss: refused, with what to add
