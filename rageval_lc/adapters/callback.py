@@ -107,7 +107,7 @@ class _Collected:
     metadata: dict[str, Any]
     runs: list[ChildRun] = field(default_factory=list)  # the child runs that ended, in that order
     started: dict[UUID, ChildRun] = field(default_factory=dict)  # the child runs under way
-    parents: dict[UUID, UUID] = field(default_factory=dict)  # every child run's parent
+    children: list[UUID] = field(default_factory=list)  # every child run's id
     project: str | None = None  # the LangSmith project the run is traced to
 
 
@@ -208,7 +208,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             root = self._root_of.get(parent_run_id) if parent_run_id is not None else None
             if root is not None and root in self._pending:
                 self._root_of[run_id] = root
-                self._pending[root].parents[run_id] = parent_run_id
+                self._pending[root].children.append(run_id)
                 name = kwargs.get("name") or ""  # LangChain names every run it starts
                 run = ChildRun(name, tuple(tags or ()), run_type, inputs, None, run_id, parent_run_id)
                 self._pending[root].started[run_id] = run
@@ -292,7 +292,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
                 return None
             collected = self._pending.pop(run_id, None)
             self._root_of.pop(run_id, None)
-            for child in collected.parents if collected else ():
+            for child in collected.children if collected else ():
                 self._root_of.pop(child, None)
             return collected
 
