@@ -30,24 +30,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from rageval_lc.judges.offline.slots import (
+from rageval_lc.judges.offline.slots import MONTHS, UNITS, Date, Quantity, dates, quantities, same_quantity, stem
+from rageval_lc.judges.offline.word_slots import (
     ANTONYMS,
     COMMON_STARTS,
-    MONTHS,
     NEGATIONS,
-    UNITS,
     Comparison,
-    Date,
-    Quantity,
     comparisons,
-    dates,
     names,
     negated_words,
-    quantities,
     role_swap,
     same_name,
-    same_quantity,
-    stem,
 )
 
 __all__ = [
