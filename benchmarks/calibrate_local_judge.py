@@ -230,7 +230,7 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
     return items
 
 
-_NLI_PASS_CODE = ("nli_pass.py", "contradiction.py", "slots.py", "word_slots.py")
+_NLI_PASS_CODE = ("nli_pass.py", "contradiction.py", "evidence.py", "slot_matching.py", "slots.py", "word_slots.py")
 
 
 def _weights(items: list[dict]) -> np.ndarray:

@@ -5,16 +5,19 @@ additions). Two kinds of evidence, each speaking only where the rest of the sent
 document text (most of its other content words are there), so that an unrelated passage never changes a
 verdict:
 
-* **slot checks** (:mod:`~rageval_lc.judges.offline.slots`): a number with its unit, a date, a name, a negation,
-  who did what to whom, or a comparison that differs between the sentence and an aligned document sentence,
-  window of sentences or passage — while no aligned document sentence states it as it is;
+* **slot checks** (:mod:`~rageval_lc.judges.offline.slots`, :mod:`~rageval_lc.judges.offline.word_slots`): a
+  number with its unit, a date, a name, a negation, who did what to whom, or a comparison that differs between the
+  sentence and an aligned document sentence, window of sentences or passage — while no aligned document sentence
+  states it as it is;
 * **the NLI model's** contradiction probability against the aligned pairs it scored (single document sentences,
   a window around the closest one), at least ``threshold`` and above its entailment probability.
 
-The threshold was set for precision on a development set of our own (``benchmarks/contradiction_dev.py``),
-never on RAGBench.
+The document texts compared are :mod:`~rageval_lc.judges.offline.evidence` units, read slot by slot as
+:mod:`~rageval_lc.judges.offline.slot_matching` says; here, the verdicts and their reasons. The threshold was set
+for precision on a development set of our own (``benchmarks/contradiction_dev.py``), never on RAGBench.
 
 Example:
+    >>> from rageval_lc.judges.offline.evidence import evidence_units
     >>> document = [("0a", "Canberra is the capital city of Australia."), ("0b", "Sydney is its largest city.")]
     >>> units = evidence_units([document])
     >>> find_conflict("The capital of Australia is Sydney.", units).detail
@@ -27,35 +30,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
 
-from rageval_lc.judges.offline.slots import MONTHS, UNITS, Date, Quantity, dates, quantities, same_quantity, stem
-from rageval_lc.judges.offline.word_slots import (
-    ANTONYMS,
-    COMMON_STARTS,
-    NEGATIONS,
-    Comparison,
-    comparisons,
-    names,
-    negated_words,
-    role_swap,
-    same_name,
+from rageval_lc.judges.offline.evidence import (
+    _LEADING_PRONOUN,
+    _MIN_CLAUSE_WORDS,
+    _SINGLE,
+    EvidenceUnit,
+    _Slots,
+    _slots,
+    alignment,
+    frame_words,
 )
+from rageval_lc.judges.offline.slot_matching import (
+    _closest,
+    _comparison_conflict,
+    _crossed_roles,
+    _date_distance,
+    _distinctive,
+    _family,
+    _first_name,
+    _meant_found,
+    _negation_flip,
+    _number_part,
+    _resolved,
+    _scope,
+    _side_values,
+    _unmatched_dates,
+    _unmatched_names,
+    _unmatched_quantities,
+    _with_previous,
+)
+from rageval_lc.judges.offline.slots import stem
+from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, role_swap, same_name
 
-__all__ = [
-    "Conflict",
-    "EvidenceUnit",
-    "alignment",
-    "clauses",
-    "evidence_units",
-    "find_conflict",
-    "frame_words",
-    "keys_label",
-    "nli_conflict",
-    "said_verbatim",
-    "stating_sentence",
-]
+__all__ = ["Conflict", "find_conflict", "keys_label", "nli_conflict", "said_verbatim", "stating_sentence"]
 
 #: Share of a sentence's content words (names, numbers and dates aside) a document text must hold to be compared.
 MIN_ALIGNMENT = 0.6
@@ -75,38 +84,10 @@ SLOT_CONFLICT_STRENGTH = 0.95
 #: An evidence unit that entails a sentence at least this probably rules out an NLI contradiction from another
 #: (documents may disagree; the sentence is grounded in the one that states it).
 ENTAILMENT_VETO = 0.5
-_LEADING_PRONOUN = re.compile(
-    r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
-)
-_WINDOWS = (2, 3)  # consecutive sentences read together
-_SINGLE = ("sentence", "clause")  # units that make one statement
 #: Words that judge an action rather than state a fact ("aspirin is safe to give" says "aspirin may be given"): a
 #: document sentence need not repeat them to be compared for a negation.
 _VERDICT_WORDS = frozenset(stem(w) for w in "safe okay ok fine acceptable".split())
-_CACHED_TEXTS = 4096  # texts whose slots, frame words and stems are remembered (a chunk's document sentences)
-_SPELLED_NUMBERS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
-    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion "
-    "trillion dozen half".split()
-)
-_FRAME_STOP = frozenset(
-    "a an the of to in on at for and or is are was were be been being by with as it its this that these those has "
-    "have had do does did from into than then there their they them he she his her which who whom what when where "
-    "how also very can could would should will shall may might must any about around approximately roughly nearly "
-    "almost some more less over under up least most than per yes so such only just i we you our your after before "
-    "during since while if although however because according able went go goes gone came come comes got get gets "
-    "made make makes took take takes put puts".split()
-)
-
-
-@dataclass(frozen=True)
-class EvidenceUnit:
-    """Document text a sentence is compared with: one sentence, a window of sentences or a whole passage."""
-
-    keys: tuple[str, ...]
-    text: str
-    kind: str  # "sentence", "clause", "window" or "passage"
-    context: str = ""  # a sentence opening with "it", "she", ...: the sentence before it, whose names it may mean
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in case|otherwise)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -124,327 +105,6 @@ class Conflict:
     keys: tuple[str, ...]
     detail: str
     strength: float
-
-
-def evidence_units(documents: Sequence[Sequence[tuple[str, str]]]) -> list[EvidenceUnit]:
-    """Every document sentence, every window of 2 and 3 consecutive sentences of one document, and every
-    passage longer than that (keyed sentences per document, as in ``KeyedSentences.documents``)."""
-    out = []
-    for doc in documents:
-        doc = [(k, t) for k, t in doc if t.strip()]
-        for j, (k, t) in enumerate(doc):
-            before = doc[j - 1][1] if j and _LEADING_PRONOUN.match(t) else ""
-            out.append(EvidenceUnit((k,), t, "sentence", before))
-            out += [EvidenceUnit((k,), part, "clause", before) for part in clauses(t)]
-        for size in _WINDOWS:
-            for start in range(0, len(doc) - size + 1):
-                part = doc[start : start + size]
-                out.append(EvidenceUnit(tuple(k for k, _ in part), " ".join(t for _, t in part), "window"))
-        if len(doc) > max(_WINDOWS):
-            out.append(EvidenceUnit(tuple(k for k, _ in doc), " ".join(t for _, t in doc), "passage"))
-    return out
-
-
-#: Where a sentence's trailing clause or aside begins: a comma before a subordinating word, an appositive's
-#: article or "and"/"but" opening a clause; a semicolon; a dash.
-_CLAUSE_BREAK = re.compile(
-    r",\s+(?=(?:when|which|who|whom|whose|where|while|whereas|although|though|because|after|before|since|until|"
-    r"unless|but|and|a|an|including|making|leading|resulting|according)\b)|;\s+|\s+[–—]\s+",
-    re.I,
-)
-_MIN_CLAUSE_WORDS = 4
-
-
-def clauses(sentence: str) -> list[str]:
-    """The clauses of a document sentence that has more than one (trailing clauses and appositives split off),
-    each of at least four words; [] for a sentence of one clause.
-
-    A response sentence is compared with a clause as with a sentence, so that a passage sentence's trailing clause
-    ("…, when East German authorities opened the border crossings") does not hide a conflict with its main clause.
-
-    Example:
-        >>> clauses("The Berlin Wall fell on 9 November 1989, when East German authorities opened the crossings.")
-        ['The Berlin Wall fell on 9 November 1989', 'when East German authorities opened the crossings.']
-        >>> clauses("Canberra is the capital city of Australia.")
-        []
-    """
-    parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(sentence)]
-    parts = [p for p in parts if len(p.split()) >= _MIN_CLAUSE_WORDS]
-    return parts if len(parts) > 1 else []
-
-
-def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
-    """Stems of the content words that frame a statement: no stopwords, numbers, dates, units, negations,
-    nor the words of the names in ``drop_names``.
-
-    Example:
-        >>> sorted(frame_words("The capital of Australia is not Sydney, a 2020 report says.", ["Australia", "Sydney"]))
-        ['capital', 'report', 'says']
-    """
-    return set(_frame_words(text, tuple(drop_names)))
-
-
-@lru_cache(maxsize=_CACHED_TEXTS)
-def _frame_words(text: str, drop_names: tuple[str, ...]) -> frozenset[str]:
-    dropped = {w.lower().replace("’", "'").removesuffix("'s") for n in drop_names for w in n.split()}
-    out = set()
-    for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
-        low = word.lower().replace("’", "'").removesuffix("'s")
-        if (
-            low in _FRAME_STOP
-            or low in NEGATIONS
-            or low.endswith("n't")
-            or low in dropped
-            or low in MONTHS
-            or low in UNITS
-            or low in _SPELLED_NUMBERS
-            or len(low) < 2
-        ):
-            continue
-        out.add(stem(low))
-    return frozenset(out)
-
-
-def alignment(hypothesis_frame: set[str], text: str) -> float:
-    """The share of a sentence's frame words found in ``text`` (0 when the sentence has none)."""
-    if not hypothesis_frame:
-        return 0.0
-    return len(hypothesis_frame & _stems(text)) / len(hypothesis_frame)
-
-
-@lru_cache(maxsize=_CACHED_TEXTS)
-def _stems(text: str) -> frozenset[str]:
-    """Stems of every word of ``text``, and of the word each antonym negates ("closed" aligns "open")."""
-    words = re.findall(r"[A-Za-z][A-Za-z'’-]*", text.lower())
-    return frozenset({stem(w) for w in words} | {stem(ANTONYMS[w]) for w in words if w in ANTONYMS})
-
-
-@dataclass(frozen=True)
-class _Slots:
-    text: str
-    quantities: tuple[Quantity, ...]
-    dates: tuple[Date, ...]
-    names: tuple[str, ...]
-    negated: frozenset[str]
-    comparisons: tuple[Comparison, ...]
-    meant: tuple[str, ...] = ()  # a leading "it", "she", ...: the previous response sentence's names, one meant
-
-    @property
-    def subject(self) -> str:
-        """The name a leading pronoun most likely stands for (the previous sentence's first), or ""."""
-        return self.meant[0] if self.meant else ""
-
-
-@lru_cache(maxsize=_CACHED_TEXTS)
-def _slots(text: str, context: str | None = None) -> _Slots:
-    """The slots of ``text``; ``context``: the other side's text (a sentence-initial word is a name only when
-    capitalised there too)."""
-    bare = re.sub(r"^\s*(?:no|yes|if not)\s*[,.:;!-]\s*", "", text, flags=re.I)  # an answer's "No, ..."
-    bare = re.sub(r"\s*\([^()]*\)", "", bare)  # a parenthesis is an aside, not the statement
-    return _Slots(
-        bare,
-        tuple(quantities(bare)),
-        tuple(dates(bare)),
-        tuple(names(bare, context)),
-        frozenset(negated_words(bare)),
-        tuple(comparisons(bare)),
-    )
-
-
-def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], list[Quantity]]:
-    """(the sentence's quantities the text does not state nor let one work out, the text's quantities the sentence
-    does not state)."""
-    worked = [q for q in derived_quantities(there.text) if _asks_for(said.text, q)]
-    stated = there.quantities + tuple(worked)
-    new = [q for q in said.quantities if not any(same_quantity(q, e) for e in stated)]
-    old = [e for e in there.quantities if not any(same_quantity(q, e) for q in said.quantities)]
-    return new, old
-
-
-_PART_OF = re.compile(
-    r"\b(?P<part>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:out\s+)?(?:of|in)\s+"
-    r"(?:the\s+|all\s+|these\s+|those\s+|every\s+)?(?P<whole>\d[\d,]*|two|three|four|five|six|seven|eight|nine|"
-    r"ten|eleven|twelve)\b",
-    re.I,
-)
-_TOTAL_CUE = re.compile(
-    r"\b(?:total|totals|totalled|totaled|in all|altogether|combined|together|overall|sum|all told)\b", re.I
-)
-_DIFFERENCE_CUE = re.compile(
-    r"\b(?:difference|more|less|fewer|longer|shorter|higher|lower|larger|smaller|bigger|increased?|decreased?|rose|"
-    r"fell|grew|dropped|gap|apart|later|earlier|by)\b",
-    re.I,
-)
-
-
-def _asks_for(sentence: str, worked: Quantity) -> bool:
-    """Whether a sentence speaks of what a worked-out quantity is: a total ("in all"), a difference ("more than",
-    "rose by"); a share needs no word. Without one, "The building costs £48 million" is no restatement of £59
-    million less £11 million."""
-    if " + " in worked.text:
-        return bool(_TOTAL_CUE.search(sentence))
-    if " − " in worked.text:
-        return bool(_DIFFERENCE_CUE.search(sentence))
-    return True
-
-
-_MAX_SUMMED = 6  # figures of a text whose totals and differences are worked out, at most
-_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
-
-
-@lru_cache(maxsize=_CACHED_TEXTS)
-def derived_quantities(text: str) -> tuple[Quantity, ...]:
-    """Quantities a text lets one work out without saying them: the total and the difference of two amounts it
-    gives in the same unit, and the share "3 of the 12" is (25 %). A sentence that states one of them restates
-    the text ("a quarter of the patients"; "£70 million in all" from £59 million and £11 million).
-
-    Example:
-        >>> sorted(round(q.value, 1) for q in derived_quantities("3 of the 12 patients improved."))
-        [25.0]
-        >>> [q.text for q in derived_quantities("It costs £59 million plus £11 million for the site.")]
-        ['£59 million + £11 million', '£59 million − £11 million']
-    """
-    out: list[Quantity] = []
-    for match in _PART_OF.finditer(text):
-        part, whole = (match.group(g).lower().replace(",", "") for g in ("part", "whole"))
-        a, b = float(_SMALL.get(part, part)), float(_SMALL.get(whole, whole))
-        if 0 < a < b:
-            out.append(Quantity(100 * a / b, "percent", 0.1, False, "", match.group(), match.span()))
-    plain = [q for q in quantities(text) if not q.bound]
-    if len(plain) > _MAX_SUMMED:
-        plain = []  # a text of many figures: any total could be met by chance
-    for i, a in enumerate(plain):
-        for b in plain[i + 1 :]:
-            if a.dimension != b.dimension:
-                continue
-            step, rough = max(a.step, b.step), a.approximate or b.approximate
-            out.append(Quantity(a.value + b.value, a.dimension, step, rough, "", f"{a.text} + {b.text}", a.span))
-            if a.value != b.value:
-                difference = abs(a.value - b.value)
-                out.append(Quantity(difference, a.dimension, step, rough, "", f"{a.text} − {b.text}", a.span))
-    return tuple(out)
-
-
-def _unmatched_dates(said: _Slots, there: _Slots) -> tuple[list[Date], list[Date]]:
-    new = [d for d in said.dates if not any(d.agrees_with(e) for e in there.dates)]
-    old = [e for e in there.dates if not any(d.agrees_with(e) for d in said.dates)]
-    return new, old
-
-
-def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[list[str], list[str]]:
-    """(the sentence's names the document text lacks, the document text's names the sentence lacks); ``context``:
-    text whose names a pronoun of the document text may stand for."""
-    meant = names(context) if context else []
-    new = [
-        n
-        for n in said.names
-        if not same_name(n, [*there.names, *meant], there.text) and not _demonym(n, [*there.names, *meant])
-    ]
-    lower = set(re.findall(r"\b[a-z][\w'’-]*", f"{said.text} {there.text}"))
-    old = [
-        n
-        for n in there.names
-        if not same_name(n, list(said.names), said.text)
-        and not (len(n.split()) == 1 and n.lower() in lower)
-        and _could_be_rival(n)
-    ]
-    return new, old
-
-
-_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in case|otherwise)\b", re.I)
-_ADJECTIVAL = re.compile(r"(?:ian|ean|ican|ese|ish)$", re.I)
-
-
-def _could_be_rival(name: str) -> bool:
-    """Whether a capitalised run can stand for another filler of a name's role: not a menu path or heading of many
-    words ("Settings Picture Expert Settings"), not shouted text ("DO NOT"), not an opening word ("To",
-    "Cancelling"), not an adjective of nationality ("Australian", "South Korean")."""
-    words = name.split()
-    if len(words) > 3 or (len(words) > 1 and any(w.isupper() and len(w) > 1 for w in words)):
-        return False
-    first = words[0].lower()
-    if first in COMMON_STARTS or first in _FRAME_STOP or first.endswith("ing"):
-        return False
-    return not _ADJECTIVAL.search(words[-1])
-
-
-def _demonym(name: str, there: Sequence[str]) -> bool:
-    """Whether a one-word name is a people or language named after a place the text names ("Icelanders" for
-    Iceland, "Canadians" for Canada, "Japanese" for Japan)."""
-    if " " in name or len(name) < 5:
-        return False
-    low = name.lower()
-    places = {w.lower() for n in there for w in n.split() if len(w) >= 4}
-    return any(low != p and low.startswith(p[:-1]) and len(low) - len(p) <= 4 for p in places)
-
-
-def _meant_found(said: _Slots, there: _Slots, context: str = "") -> bool:
-    """For a sentence opening with a pronoun: whether one of the names it may stand for is in the document text."""
-    if not said.meant:
-        return True
-    meant = [*there.names, *(names(context) if context else [])]
-    return any(same_name(n, meant, there.text) for n in said.meant)
-
-
-def _with_previous(said: _Slots, sentence: str, previous: str | None, documents: str) -> _Slots:
-    """The slots with the names a leading pronoun may stand for (those of the previous response sentence)."""
-    if previous and _LEADING_PRONOUN.match(sentence):
-        return replace(said, meant=tuple(n for n in names(previous, documents) if n not in said.names))
-    return said
-
-
-def _negation_flip(said: _Slots, there: _Slots, frame: set[str]) -> tuple[str, str] | None:
-    """(the side that negates, the word) when a frame word is negated on one side only, and the other side
-    negates nothing ("it is not safe to drive" and "do not drive" agree)."""
-    if said.negated and there.negated:
-        return None
-    there_frame = frame_words(there.text)
-    for word in sorted((there.negated - said.negated) & frame):
-        return "document", word
-    for word in sorted((said.negated - there.negated) & there_frame):
-        return "sentence", word
-    return None
-
-
-def _comparison_conflict(said: _Slots, there: _Slots) -> tuple[Comparison, Comparison] | None:
-    for a in said.comparisons:
-        for b in there.comparisons:
-            if a.measure != b.measure:
-                continue
-            same_sides = bool(a.left & b.left) and bool(a.right & b.right)
-            swapped = bool(a.left & b.right) and bool(a.right & b.left)
-            if (same_sides and not swapped and a.direction != b.direction) or (
-                swapped and not same_sides and a.direction == b.direction
-            ):
-                return a, b
-    return None
-
-
-def _date_distance(a: Date, b: Date) -> float:
-    return sum(
-        abs((x or 0) - (y or 0)) * w for x, y, w in ((a.year, b.year, 400), (a.month, b.month, 31), (a.day, b.day, 1))
-    )
-
-
-def _scope(q: Quantity) -> str:
-    """What a quantity is counted over: "day" for "two tablets a day", "" for one amount. A daily count is never
-    compared with the count of one dose, nor a monthly price with a price (a monthly with a yearly one is)."""
-    parts = q.dimension.split("/")
-    return parts[1] if len(parts) > 1 else ""
-
-
-def _family(q: Quantity) -> str:
-    return q.dimension.split("/")[0].split("_")[0]
-
-
-#: which quantities a comparison's measure is read from ("age" and "time" compare dates: earlier is older)
-_MEASURE_FAMILIES = {
-    "price": {"usd", "eur", "gbp", "jpy"}, "weight": {"mass"}, "size": {"length", "area", "volume", "bytes"},
-    "height": {"length"}, "length": {"length", "time"}, "width": {"length"}, "depth": {"length"},
-    "level": {"length", "percent", ""}, "speed": {"speed"}, "heat": {"temperature"}, "power": {"power"},
-    "amount": {"usd", "eur", "gbp", "jpy", "", "percent", "mass", "volume", "bytes", "length", "area"},
-}  # fmt: skip
-_DATE_MEASURES = {"age": -1, "time": 1}  # older = an earlier date; later = a later date
 
 
 def _numeric_comparison(said: _Slots, units: Sequence[EvidenceUnit]) -> Conflict | None:
@@ -467,51 +127,6 @@ def _numeric_comparison(said: _Slots, units: Sequence[EvidenceUnit]) -> Conflict
                 return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
             return None  # the document's figures agree
     return None
-
-
-def _side_values(text: str, left: frozenset[str], right: frozenset[str], measure: str) -> tuple | None:
-    """The values a text gives for each side of a comparison: each number (or date) goes to the side named last
-    before it in its clause."""
-    words = [(m.start(), stem(m.group())) for m in re.finditer(r"[\w'’-]+", text)]
-    if measure in _DATE_MEASURES:
-        found = [
-            (d.span[0], (d.year or 0) * 400 + (d.month or 0) * 31 + (d.day or 0), d.describe()) for d in dates(text)
-        ]
-        sign = _DATE_MEASURES[measure]
-        found = [(start, sign * value, words_) for start, value, words_ in found]
-    elif measure in _MEASURE_FAMILIES:
-        families = _MEASURE_FAMILIES[measure]
-        found = [(q.span[0], q.value, q.describe()) for q in quantities(text) if _family(q) in families and not q.bound]
-    else:
-        return None
-    sides: dict[str, tuple[float, str]] = {}
-    for start, value, described in found:
-        named = [
-            (pos, "left" if w in left else "right") for pos, w in words if pos < start and (w in left or w in right)
-        ]
-        if not named:
-            continue
-        pos, side = named[-1]
-        if re.search(r"[.;]", text[pos:start]) or side in sides:
-            continue
-        sides[side] = (value, described)
-    if len(sides) < 2:
-        return None
-    return sides["left"], sides["right"]
-
-
-def _closest(said: Quantity, old: list[Quantity]) -> Quantity:
-    """The document's quantity the sentence's one most likely restates: the same number in another unit first,
-    then the same dimension and kind of bound, nearest in value."""
-    return min(
-        old,
-        key=lambda q: (
-            _number_part(q) != _number_part(said),
-            q.dimension != said.dimension,
-            q.bound != said.bound,
-            abs(q.value - said.value),
-        ),
-    )
 
 
 def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflict | None:
@@ -576,99 +191,6 @@ def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflic
             detail = _negation_detail(said.text, unit.text, word, side, where)
             return Conflict("negation", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
     return None
-
-
-_PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
-
-
-def _ordered_frame(text: str) -> list[str]:
-    seen: dict[str, None] = {}
-    for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
-        stems = frame_words(word)
-        for s in stems:
-            seen.setdefault(s)
-    return list(seen)
-
-
-def _crossed_roles(sentence: str, document: str, frame: set[str]) -> list[str] | None:
-    """Two words that trade places around a shared word in otherwise the same statement, both in the same voice
-    ("bile is produced by the gallbladder and stored in the liver" against "... by the liver and stored in the
-    gallbladder"; "seals hunt polar bears" against "polar bears hunt seals"). None otherwise."""
-    h, d = _ordered_frame(sentence), _ordered_frame(document)
-    shared = [w for w in h if w in set(d)]
-    if len(shared) < 3 or len(shared) < 0.8 * len(set(h)) or len(shared) < 0.8 * len(set(d)) or len(set(d)) > 12:
-        return None  # two short statements of the same words only
-    if bool(_PASSIVE.search(sentence)) != bool(_PASSIVE.search(document)):
-        return None
-    where_h = {w: i for i, w in enumerate(w for w in h if w in shared)}
-    where_d = {w: i for i, w in enumerate(w for w in d if w in shared)}
-    for pivot in shared:
-        before_h = {w for w in shared if where_h[w] < where_h[pivot]}
-        after_h = {w for w in shared if where_h[w] > where_h[pivot]}
-        before_d = {w for w in shared if where_d[w] < where_d[pivot]}
-        after_d = {w for w in shared if where_d[w] > where_d[pivot]}
-        crossed_one, crossed_two = before_h & after_d, after_h & before_d
-        once = all(h.count(w) == 1 and d.count(w) == 1 for w in crossed_one | crossed_two)
-        once = once and not any(_comma_between(t, crossed_one, crossed_two) for t in (sentence, document))
-        once = once and all(_occurrences(t, crossed_one | crossed_two) for t in (sentence, document))
-        if crossed_one and crossed_two and once and not _coordinated(sentence, crossed_one | crossed_two):
-            return [
-                _word_for(sentence, min(crossed_one, key=where_h.get)),
-                _word_for(sentence, min(crossed_two, key=where_h.get)),
-            ]
-    return None
-
-
-def _comma_between(text: str, one: set[str], two: set[str]) -> bool:
-    """Whether a comma stands between a word of ``one`` and a word of ``two`` (they are in different clauses)."""
-    spots = [(m.start(), stem(m.group())) for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*|,", text)]
-    a = [i for i, w in spots if w in one]
-    b = [i for i, w in spots if w in two]
-    commas = [i for i, w in spots if w == ","]
-    return bool(a and b) and any(min(a[0], b[0]) < c < max(a[0], b[0]) for c in commas)
-
-
-def _occurrences(text: str, stems: set[str]) -> bool:
-    """Whether each of the stems occurs once in the text (a word said twice has no single role)."""
-    found = [stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", text)]
-    return all(found.count(s) == 1 for s in stems)
-
-
-def _coordinated(text: str, stems: set[str]) -> bool:
-    """Whether two of the words stand side by side joined by "and", "or" or a comma (an order that means nothing)."""
-    words = re.findall(r"[A-Za-z][A-Za-z'’-]*|,", text)
-    for a, joiner, b in zip(words, words[1:], words[2:], strict=False):
-        if joiner.lower() in ("and", "or", ",") and stem(a) in stems and stem(b) in stems:
-            return True
-    return False
-
-
-def _word_for(text: str, word_stem: str) -> str:
-    return next((w for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", text) if stem(w) == word_stem), word_stem)
-
-
-def _first_name(text: str) -> str:
-    found = names(text) if text else []
-    return found[0] if found else ""
-
-
-def _resolved(text: str, subject: str) -> str:
-    """The text with a leading "it", "he", "she" or "they" replaced by ``subject`` (when there is one)."""
-    if not subject:
-        return text
-    return re.sub(r"^(\s*(?:(?:later|then|also|in \w+ \d{4}|in \d{4}),?\s+)?)(?:it|he|she|they)\b", rf"\g<1>{subject}",
-                  text, count=1, flags=re.I)  # fmt: skip
-
-
-def _distinctive(q: Quantity) -> bool:
-    """A number precise enough that two texts giving it mean the same measurement (1,642; 42.195), not 25."""
-    digits = re.sub(r"\D", "", _number_part(q))
-    return len(digits.strip("0")) >= 3
-
-
-def _number_part(q: Quantity) -> str:
-    match = re.search(r"[\d.,\s]*\d|\b[a-z]+(?:[\s-][a-z]+)*\b", q.text.lower())
-    return re.sub(r"[,\s]", "", match.group()) if match else q.text
 
 
 def _negation_detail(sentence: str, document: str, word: str, side: str, where: str) -> str:
@@ -857,6 +379,7 @@ def said_verbatim(sentence: str, units: Sequence[EvidenceUnit]) -> bool:
     sentence a document sentence states; the NLI model's reading of another passage may still contradict it.
 
     Example:
+        >>> from rageval_lc.judges.offline.evidence import evidence_units
         >>> units = evidence_units([[("0a", "3. Press and hold the power button for 10 seconds, then release it.")]])
         >>> said_verbatim("Press and hold the power button for 10 seconds.", units)
         True
@@ -878,6 +401,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
     sentences are also close in meaning (see :func:`~rageval_lc.judges.offline.judge.nli_adjusted`).
 
     Example:
+        >>> from rageval_lc.judges.offline.evidence import evidence_units
         >>> units = evidence_units([[("0a", "Mount Everest is 8,849 metres tall.")]])
         >>> stating_sentence("Everest rises 8,849 m above sea level.", units)
         ('0a',)
