@@ -20,7 +20,7 @@ import math
 from typing import TYPE_CHECKING
 
 from rageval_lc.reports.forest import ForestPoint, forest_svg
-from rageval_lc.reports.html import BASE_CSS, _cut, _e, _fmt, _page
+from rageval_lc.reports.page import BASE_CSS, _cut, _e, _fmt, _page
 
 if TYPE_CHECKING:
     from rageval_lc.runs.align import AlignReport

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rageval_lc.reports.attention import HIGHER_IS_WORSE
 from rageval_lc.reports.compare import Comparison, Pair, format_p
 from rageval_lc.reports.forest import MAX_PLOTTED, ForestPoint, forest_svg
-from rageval_lc.reports.html import BASE_CSS, _cut, _e, _page  # the report page's frame and text helpers
+from rageval_lc.reports.page import BASE_CSS, _cut, _e, _page  # the report page's frame and text helpers
 
 if TYPE_CHECKING:
     from rageval_lc.reports.stats import PairedComparison

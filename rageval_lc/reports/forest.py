@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rageval_lc.reports.html import _e, _head
+from rageval_lc.reports.page import _e, _head
 
 __all__ = ["MAX_PLOTTED", "ForestPoint", "forest_svg"]
 

@@ -7,14 +7,15 @@ and the judge's reason; then the undetermined and failed scores by reason, the T
 GraphRAG view and the distributions.
 
 Everything is inline (CSS and SVG; no script, no network), so the file can be mailed or archived. Charts
-are drawn here from the numbers; undetermined and failed rows are counted, never drawn as zeros. The
-intervals are seeded, so the same results give the same page (but for its "generated" time).
+are drawn from the numbers (:mod:`~rageval_lc.reports.charts`); undetermined and failed rows are counted, never
+drawn as zeros. The intervals are seeded, so the same results give the same page (but for its "generated" time);
+the page's frame is the one every report shares (:mod:`~rageval_lc.reports.page`).
 
 Long texts are cut at a word boundary with an ellipsis, the full text one click away (``<details>``). The page
 is bounded whatever the rows hold: a full text shows at most :data:`FULL_CHARS` characters (names, as ids,
-:data:`NAME_CHARS`), saying how many are cut (the results file keeps them whole); at most :data:`MAX_SCORES`
-scores, :data:`MAX_WORST` rows per list and 15 kinds of problems are shown, and the lists stop at
-:data:`LIST_BUDGET` characters of HTML, naming the scores left out; so a page stays under 300 KB.
+:data:`~rageval_lc.reports.page.NAME_CHARS`), saying how many are cut (the results file keeps them whole); at
+most :data:`MAX_SCORES` scores, :data:`MAX_WORST` rows per list and 15 kinds of problems are shown, and the lists
+stop at :data:`LIST_BUDGET` characters of HTML, naming the scores left out; so a page stays under 300 KB.
 
 Example:
     >>> rows = [{"id": "a", "scores": {"adherence": 1.0}, "status": {"adherence": "ok"}, "reason": {}},
@@ -28,12 +29,9 @@ Example:
 
 from __future__ import annotations
 
-import html
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 from rageval_lc.metrics.ragas import RAGAS_WEIGHTS
@@ -47,43 +45,26 @@ from rageval_lc.reports.attention import (
     score_value,
     worst_rows,
 )
+from rageval_lc.reports.charts import _bar, _distributions, _trace_profile
+from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _fmt, _head, _page
 from rageval_lc.reports.stats import DEFAULT_RESAMPLES
 from rageval_lc.reports.summary import reference_view, summarize
 from rageval_lc.text import plural
 
-__all__ = ["FULL_CHARS", "LIST_BUDGET", "MAX_SCORES", "MAX_WORST", "NAME_CHARS", "render_html"]
+__all__ = ["FULL_CHARS", "LIST_BUDGET", "MAX_SCORES", "MAX_WORST", "render_html"]
 
 #: The parts of each aggregate score, whose reasons explain it.
 _AGGREGATE_PARTS = {"average": TRACE_METRICS, "ragas_score": tuple(RAGAS_WEIGHTS)}
 #: Scores whose own reason is a definition; the verdict they come from says why.
 _REASON_FROM = {"adherence_probability": "adherence", "adherence_ratio": "adherence"}
-_COLOURS = ("#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584")
 _SKIP_DISTRIBUTION = {"rmse_aggregation"}  # a spread, not a quality score
 MAX_SCORES = 40  # scores in the summary table, the distributions and the worst-row lists
 MAX_WORST = 50  # rows per list, whatever ``worst`` asks
 MAX_JUDGES = 5  # judge names in the header
-NAME_CHARS = 80  # ids, score, judge and dataset names, the title
 FULL_CHARS = 3000  # a question, answer or reason shown whole (beyond: cut, with the count)
 LIST_BUDGET = 120_000  # characters of HTML for the contradiction and worst-row lists together
 _PREVIEW = {"question": 160, "answer": 260, "reason": 260}  # characters before "show all"
 _NUM_CELL = " class='num'"
-
-#: The page frame the report and the comparison page share (header, sections, tables).
-BASE_CSS = """
-body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
-       background: #f5f6fa; }
-header { background: #1e272e; color: #fff; padding: 20px 32px; }
-header h1 { margin: 0 0 6px 0; font-size: 22px; }
-header p { margin: 0; color: #d2dae2; font-size: 13px; }
-main { padding: 16px 32px 40px 32px; max-width: 1280px; }
-section { background: #fff; border-radius: 8px; padding: 16px 20px; margin: 16px 0;
-          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
-h2 { font-size: 17px; margin: 0 0 12px 0; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
-th { color: #57606f; font-weight: 600; background: #fafbfc; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-"""
 
 _CSS = (
     BASE_CSS
@@ -201,40 +182,6 @@ class _Budget:
         return True
 
 
-def _page(title: str, heading: str, facts: str, css: str, sections: Sequence[str]) -> str:
-    """One self-contained page, as every report draws it: ``title`` (plain text, cut to :data:`NAME_CHARS` in the
-    browser's tab), ``heading`` and ``facts`` (HTML: the ``h1`` and the line under it, which ends with when the
-    page was generated), the ``css``, and the ``sections`` that are not empty, in order."""
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(_head(title, NAME_CHARS))}</title><style>{css}</style></head><body>",
-        f"<header><h1>{heading}</h1><p>{facts} · generated {generated}</p></header><main>",
-        *sections,
-        "</main></body></html>",
-    ]
-    return "\n".join(p for p in parts if p)
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _head(value: Any, limit: int) -> str:
-    """The text's first ``limit`` characters, an ellipsis after them when it is longer (plain text)."""
-    text = str(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _cut(value: Any, limit: int) -> str:
-    """Escaped HTML of the text, cut after ``limit`` characters with an ellipsis and how much was cut."""
-    text = str(value)
-    if len(text) <= limit:
-        return _e(text)
-    return f"{_e(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
-
-
 def _head_words(text: str, limit: int) -> str:
     """The text's first ``limit`` characters or fewer, cut at the last space within them (mid-word only when
     the first 60 % of them hold no space), with an ellipsis; the text itself when it is not longer.
@@ -271,10 +218,6 @@ def _text(value: str | None, kind: str, *, missing: str = "") -> str:
     )
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 def _summary_section(summaries: Sequence[Any], n_resamples: int, seed: int) -> str:
     body = []
     for s in summaries[:MAX_SCORES]:
@@ -306,143 +249,6 @@ def _summary_section(summaries: Sequence[Any], n_resamples: int, seed: int) -> s
     if len(summaries) > MAX_SCORES:
         note += f"<p class='muted'>{len(summaries) - MAX_SCORES} more scores not shown.</p>"
     return f"<section><h2>Summary</h2><table>{head}{''.join(body)}</table>{note}</section>"
-
-
-def _bar(value: float | None, low: float | None = None, high: float | None = None, width: int = 160) -> str:
-    if value is None or not math.isfinite(value):
-        return "<span class='muted'>no ok rows</span>"
-
-    def x(v: float) -> float:
-        return max(0.0, min(1.0, v)) * width
-
-    label = f"mean {value:.3f}" + ("" if low is None or high is None else f", 95 % interval {low:.3f} to {high:.3f}")
-    band = ""
-    if low is not None and high is not None:
-        band = (
-            f"<rect x='{x(low):.1f}' y='1' width='{max(1.5, x(high) - x(low)):.1f}' height='10' rx='2' fill='#3867d6'/>"
-        )
-    return (
-        f"<svg width='{width}' height='12' role='img' aria-label='{label}'><title>{label}</title>"
-        f"<rect y='1' width='{width}' height='10' rx='3' fill='#eef0f4'/>"
-        f"<rect y='1' width='{x(value):.1f}' height='10' rx='3' fill='#a5b8ec'/>{band}"
-        f"<rect x='{max(0.0, x(value) - 1):.1f}' y='0' width='2' height='12' fill='#1e272e'/></svg>"
-    )
-
-
-def _values(rows: Sequence[Mapping[str, Any]], name: str) -> list[float]:
-    out = []
-    for row in rows:
-        if (row.get("status") or {}).get(name) == "ok":
-            value = (row.get("scores") or {}).get(name)
-            if isinstance(value, (int, float)) and math.isfinite(value):
-                out.append(float(value))
-    return out
-
-
-def _histogram(values: Sequence[float], colour: str, *, bins: int = 10, width: int = 240, height: int = 90) -> str:
-    counts = [0] * bins
-    for v in values:
-        counts[min(bins - 1, max(0, int(v * bins)))] += 1
-    top = max(counts) or 1
-    bar_w = width / bins
-    bars = []
-    for i, c in enumerate(counts):
-        h = (height - 18) * c / top
-        x, y = i * bar_w + 1, height - 14 - h
-        bars.append(
-            f"<rect x='{x:.1f}' y='{y:.1f}' width='{bar_w - 2:.1f}' height='{h:.1f}' fill='{colour}' rx='2'>"
-            f"<title>{i / bins:.1f}–{(i + 1) / bins:.1f}: {c}</title></rect>"
-        )
-    axis = (
-        f"<line x1='0' y1='{height - 13}' x2='{width}' y2='{height - 13}' stroke='#ced6e0'/>"
-        f"<text x='0' y='{height - 2}' font-size='10' fill='#8395a7'>0</text>"
-        f"<text x='{width / 2 - 6:.0f}' y='{height - 2}' font-size='10' fill='#8395a7'>0.5</text>"
-        f"<text x='{width - 8}' y='{height - 2}' font-size='10' fill='#8395a7'>1</text>"
-    )
-    return f"<svg width='{width}' height='{height}' role='img'>{''.join(bars)}{axis}</svg>"
-
-
-def _distributions(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
-    cards = []
-    for i, s in enumerate(summaries):
-        values = _values(rows, s.name)
-        if not values:
-            continue
-        median = sorted(values)[len(values) // 2]
-        cards.append(
-            f"<div class='card'><h3>{_cut(s.name, NAME_CHARS)}</h3><p>mean {_fmt(s.mean)} · median {median:.3f} · "
-            f"{len(values)} ok</p>{_histogram(values, _COLOURS[i % len(_COLOURS)])}</div>"
-        )
-    if not cards:
-        return ""
-    return f"<section><h2>Score distributions</h2><div class='grid'>{''.join(cards)}</div></section>"
-
-
-def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
-    means = {s.name: s.mean for s in summaries}
-    groups: dict[str, dict[str, list[float]]] = {}
-    for row in rows:
-        group = _group(row)
-        if group is None:
-            continue
-        for name in TRACE_METRICS:
-            if (row.get("status") or {}).get(name) == "ok":
-                groups.setdefault(group, {}).setdefault(name, []).append(float(row["scores"][name]))
-    series = [("all rows", {n: means.get(n) for n in TRACE_METRICS})]
-    for group in sorted(groups)[:7]:
-        series.append(
-            (_head(group, 40), {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_METRICS})
-        )
-    width, height, left, bottom = 900, 240, 40, 40
-    slot = (width - left) / len(TRACE_METRICS)
-    bar_w = min(28.0, (slot - 16) / len(series))
-    legend, legend_x, legend_y = [], left, height + 4
-    for k, (label, _) in enumerate(series):
-        step = 30 + 7 * len(label)
-        if legend_x + step > width:
-            legend_x, legend_y = left, legend_y + 18
-        legend.append(
-            f"<rect x='{legend_x}' y='{legend_y}' width='10' height='10' fill='{_COLOURS[k % len(_COLOURS)]}'/>"
-            f"<text x='{legend_x + 14}' y='{legend_y + 9}' font-size='11' fill='#2f3542'>{_e(label)}</text>"
-        )
-        legend_x += step
-    svg = [f"<svg width='{width}' height='{legend_y + 20}' role='img' aria-label='TRACe profile'>"]
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        y = height - bottom - tick * (height - bottom - 10)
-        svg.append(f"<line x1='{left}' y1='{y:.1f}' x2='{width}' y2='{y:.1f}' stroke='#eef0f4'/>")
-        svg.append(f"<text x='4' y='{y + 4:.1f}' font-size='10' fill='#8395a7'>{tick:.2f}</text>")
-    for m, name in enumerate(TRACE_METRICS):
-        x0 = left + m * slot + (slot - bar_w * len(series)) / 2
-        for k, (label, values) in enumerate(series):
-            value = values.get(name)
-            if value is None:
-                continue
-            h = value * (height - bottom - 10)
-            x, y = x0 + k * bar_w, height - bottom - h
-            svg.append(
-                f"<rect x='{x:.1f}' y='{y:.1f}' width='{bar_w - 3:.1f}' height='{h:.1f}' rx='2' "
-                f"fill='{_COLOURS[k % len(_COLOURS)]}'><title>{_e(label)} {name}: {value:.3f}</title></rect>"
-            )
-        svg.append(
-            f"<text x='{left + m * slot + slot / 2:.1f}' y='{height - bottom + 16}' font-size='12' "
-            f"text-anchor='middle' fill='#2f3542'>{name.replace('_', ' ')}</text>"
-        )
-    svg.extend(legend)
-    svg.append("</svg>")
-    return (
-        "<section><h2>TRACe profile</h2><p class='muted'>Mean of each TRACe score over ok rows"
-        f"{', per dataset' if len(series) > 1 else ''}.</p>{''.join(svg)}</section>"
-    )
-
-
-def _group(row: Mapping[str, Any]) -> str | None:
-    row_id = row.get("id")
-    if isinstance(row_id, str) and ":" in row_id:  # RAGBench ids: dataset:id:generator
-        dataset = row_id.split(":", 1)[0]
-        for split in ("_validation", "_test", "_train"):
-            dataset = dataset.removesuffix(split)
-        return dataset
-    return None
 
 
 def _reference_section(view: Mapping[str, Any]) -> str:
