@@ -61,14 +61,14 @@ def counting(monkeypatch: pytest.MonkeyPatch, name: str, modules: Sequence[str])
     return calls
 
 
-ROW_MODULES = ("rageval_lc.datasets.rows", "rageval_lc.runs.jsonl", "rageval_lc.runs.engine", "rageval_lc.cli")
+ROW_MODULES = ("rageval_lc.datasets.rows", "rageval_lc.runs.jsonl", "rageval_lc.runs.engine", "rageval_lc.cli.evaluate")
 METRIC_MODULES = (
     "rageval_lc.scoring.registry",
     "rageval_lc.scoring.sample",
     "rageval_lc.runs.jsonl",
     "rageval_lc.runs.batch",
     "rageval_lc.runs.engine",
-    "rageval_lc.cli",
+    "rageval_lc.cli.evaluate",
 )
 
 

@@ -1,0 +1,155 @@
+"""``rageval evaluate``'s run: a resumed output checked against the input and the settings, the rows scored into
+the output, and the summary on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any, TextIO
+
+from rageval_lc.cli.common import count, error, progress_bar, stderr
+from rageval_lc.files import LockedOutput, raw_lines
+
+
+def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], output: LockedOutput | None) -> int:
+    """Score the input into the (locked) output, after checking that a resumed output matches the input and
+    the settings; rows that failed before are scored again, the other rows already there are kept."""
+    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
+    from rageval_lc.runs.jsonl import (
+        evaluate_lines,
+        kept_rows,
+        resume_mismatches,
+        row_key,
+        run_settings,
+        settings_mismatch,
+    )
+
+    settings = run_settings(
+        specs,
+        judge,
+        trace_mode=args.trace_mode,
+        scoring_mode=args.scoring_mode,
+        relevance_normalizer=args.relevance_normalizer,
+        api_base=args.api_base,
+        max_tokens=args.max_tokens,
+    )
+    kept = kept_rows(args.out) if args.resume else []
+    retried = {row["line"] for row in kept if row_outcome(row["status"]) == "failed"}
+    kept = [row for row in kept if row["line"] not in retried]
+    done = {row_key(row["line"]): row["input_sha256"] for row in kept}
+    if kept:
+        problems = resume_mismatches((line for _, line in raw_lines(args.input)), done)
+        if problems:
+            others = len(problems) - 1
+            more = f" (and {count(others, 'more line')})" if others else ""
+            return error(
+                f"--resume: {args.out} was not made from this {args.input.name}: {problems[0]}{more}; "
+                "score into a new --out, or run without --resume to start again."
+            )
+        mismatch = settings_mismatch(kept, settings)
+        if mismatch:
+            return error(
+                f"--resume: {args.out} {mismatch}; resume with the same settings, score into a new --out, "
+                "or run without --resume to start again."
+            )
+    if retried and output is not None:
+        try:
+            output.rewrite(lambda raw: _result_line(raw) not in retried)
+        except OSError as exc:
+            return error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
+    with ExitStack() as stack:
+        out: TextIO | LockedOutput = output if output is not None else sys.stdout
+        progress = progress_bar(args, stack)
+        pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
+
+        def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
+            for line_no, line in raw_lines(args.input):
+                if progress is not None:
+                    if line.strip() and row_key(line_no) not in done:
+                        pending[line_no] = len(line)
+                    else:  # blank, or kept from the resumed output
+                        progress.update(len(line))
+                yield line
+
+        def on_row(row: dict[str, Any]) -> None:
+            if progress is not None:
+                progress.update(pending.pop(row["line"], 0))
+            if any(status == "error" for status in row["status"].values()):
+                reason = next((r for n, r in row["reason"].items() if row["status"][n] == "error"), "")
+                named = "" if row["id"] is None else f" (id {row['id']!r})"  # a row without one: its line
+                message = f"rageval: line {row['line']}{named} failed: {reason}"
+                (progress.write if progress is not None else stderr)(message)
+
+        try:
+            report = evaluate_lines(
+                source(),
+                out,  # type: ignore[arg-type]  # a LockedOutput writes whole lines like a text file
+                metrics=specs,
+                judge=judge,
+                trace_mode=args.trace_mode,
+                relevance_normalizer=args.relevance_normalizer,
+                scoring_mode=args.scoring_mode,
+                concurrency=args.concurrency,
+                workers=args.workers,
+                engine=args.engine,
+                engine_options=_engine_options(args),
+                skip=done,
+                kept=kept,
+                settings=settings,
+                on_row=on_row,
+                n_resamples=args.bootstrap,
+                seed=args.seed,
+            )
+        except OSError as exc:
+            if output is None or output.error is not exc:
+                raise
+            total = len(kept) + output.rows
+            left = f"{total} row{'s' if total != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
+            return error(f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}.")
+    print(format_summary(report.summaries), file=sys.stderr)
+    if report.reference_view:
+        print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)
+    for judgement, used in report.usage.items():
+        tokens = used["reported_tokens"] or used["estimated_tokens"]
+        kind = "reported" if used["reported_tokens"] else "estimated"
+        calls = used["calls"]
+        per_call = f", {tokens // calls:,} per call" if calls else ""
+        print(
+            f"judge {judge.name}, {judgement}: {calls} model calls, {tokens:,} tokens ({kind}{per_call}).",
+            file=sys.stderr,
+        )
+    failed, undetermined = len(report.failed), len(report.undetermined)
+    outcomes = f"{failed} failed, {undetermined} undetermined"
+    if args.resume:
+        total = report.rows + report.skipped
+        again = f" ({count(len(retried), 'row')} that had failed scored again)" if retried else ""
+        print(
+            f"{total} row{'' if total == 1 else 's'} in {args.out.name}: {report.rows} scored now, "
+            f"{report.skipped} kept; {outcomes}{again}.",
+            file=sys.stderr,
+        )
+    else:
+        print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {outcomes}.", file=sys.stderr)
+    if not args.strict or not (failed or undetermined):
+        return 0
+    counts = [count(failed, "failed row"), count(undetermined, "undetermined row")]
+    print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
+    return 1
+
+
+def _engine_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    if args.engine != "ray":
+        return None
+    return {"address": args.ray_address, "gpus_per_worker": args.gpus_per_worker}
+
+
+def _result_line(raw: bytes) -> int | None:
+    """The input line number a result line records (None for anything else)."""
+    try:
+        row = json.loads(raw)
+    except ValueError:
+        return None
+    return row.get("line") if isinstance(row, dict) else None

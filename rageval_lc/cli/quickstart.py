@@ -1,0 +1,22 @@
+"""``rageval quickstart``: score the bundled RAGBench samples offline and print a table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(commands: Any) -> None:
+    commands.add_parser(
+        "quickstart",
+        help="score the bundled RAGBench samples offline and print a table",
+        description="Score a few bundled RAGBench rows (CC BY 4.0) with TRACe and print the results.",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Score the bundled rows and print the table."""
+    from rageval_lc.runs.quickstart import run_quickstart
+
+    return run_quickstart(sys.stdout)

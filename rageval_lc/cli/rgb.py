@@ -1,0 +1,126 @@
+"""``rageval rgb``: the RGB benchmark, ``rageval rgb score predictions.jsonl`` (score predictions) or
+``rageval rgb run en.json --system my_rag:chain`` (ask a system the questions and score its answers)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from rageval_lc.cli.common import cannot_write, error, unusable
+from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, write_atomic
+
+
+def add_parser(commands: Any) -> None:
+    rgb = commands.add_parser("rgb", help="the RGB benchmark: score predictions, or run a system")
+    rgb_commands = rgb.add_subparsers(dest="rgb_command", required=True, metavar="RGB_COMMAND")
+    score = rgb_commands.add_parser(
+        "score",
+        help="score RGB predictions",
+        description="Score rows with prediction, answer, task, noise_ratio, optional counterfactual_answer and "
+        "id; print one JSON summary per task and noise ratio.",
+    )
+    score.add_argument("input", type=Path, help="input JSONL file")
+    score.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    score.add_argument("--out", type=Path, help="write one judgement per input row here")
+    run = rgb_commands.add_parser(
+        "run",
+        help="run the benchmark against a system",
+        description="Build each question's documents as RGB does, ask the system, and score the answers.",
+    )
+    run.add_argument("data", type=Path, help="an RGB file (en.json, en_int.json or en_fact.json format)")
+    run.add_argument(
+        "--system",
+        required=True,
+        help="the system under test, as module:attribute (a LangChain Runnable, a DSPy program or a callable "
+        "(question, documents) -> str)",
+    )
+    run.add_argument("--noise-ratios", help="comma-separated noise ratios (default per file kind)")
+    run.add_argument("--no-rejection", action="store_true", help="skip the ratio-1 negative-rejection pass")
+    run.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    run.add_argument("--limit", type=int, help="only the first N records")
+    run.add_argument("--model-name", default="", help="recorded in the results")
+    run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
+    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run ``rageval rgb score`` or ``rageval rgb run``."""
+    return _score(args) if args.rgb_command == "score" else _run(args)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from rageval_lc.metrics.rgb import RgbRow, score_rgb
+
+    if unusable(args.input, "input", args.out, "--out", "the judgements"):
+        return 2
+    rows = []
+    for line_no, data in json_rows(args.input):
+        try:
+            if isinstance(data, ValueError):  # not UTF-8, or not JSON
+                raise data
+            rows.append(RgbRow.from_dict(data))
+        except (ValueError, TypeError, KeyError) as exc:
+            return error(f"{args.input}:{line_no}: {exc}")
+    try:
+        results, judgements = score_rgb(rows, mode=args.mode)
+    except ValueError as exc:
+        return error(str(exc))
+    if args.out:
+        try:
+            write_atomic(args.out, "".join(jsonl_line(judgement.to_dict()) for judgement in judgements))
+        except OSError as exc:
+            return cannot_write(args.out, exc)
+    for result in results:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    import importlib
+
+    from rageval_lc.datasets.rgb import load_rgb
+    from rageval_lc.runs.rgb import run_rgb
+
+    if unusable(args.data, "RGB", args.out, "--out", "the results"):
+        return 2
+    module_name, _, attribute = args.system.partition(":")
+    try:
+        if not attribute:
+            raise ValueError("--system must look like package.module:attribute")
+        system = getattr(importlib.import_module(module_name), attribute)
+        ratios = [float(r) for r in args.noise_ratios.split(",")] if args.noise_ratios else None
+        records = load_rgb(args.data)[: args.limit] if args.limit else load_rgb(args.data)
+    except (ImportError, AttributeError, ValueError) as exc:
+        return error(str(exc))
+    try:
+        out = LockedOutput(args.out) if args.out else None
+    except OutputInUseError as exc:
+        return error(str(exc))
+    except OSError as exc:
+        return cannot_write(args.out, exc)
+    with ExitStack() as stack:
+        if out is not None:
+            stack.enter_context(out)
+
+        def write(row: dict[str, Any]) -> None:
+            if out is not None:
+                out.write(jsonl_line(row))
+
+        run = run_rgb(
+            system,
+            records,
+            noise_ratios=ratios,
+            include_rejection=not args.no_rejection,
+            mode=args.mode,
+            model_name=args.model_name,
+            progress=args.progress,
+            on_row=write,
+        )
+    print(run.report())
+    if run.failures:
+        print(f"rageval: {run.failures} calls to the system failed (scored as empty answers).", file=sys.stderr)
+    return 0
