@@ -185,9 +185,10 @@ def test_compiled_prompts_are_part_of_the_cache_key(tmp_path: Path) -> None:
     compiled.modules["classify_answer"].predictors()[0].signature = (
         compiled.modules["classify_answer"].predictors()[0].signature.with_instructions("Be strict.")
     )
-    assert ResilientJudge(plain, cache=tmp_path)._key("classify_answer", ("q", "a", "r"), {}) != ResilientJudge(
+    inputs = {"question": "q", "answer": "a", "reference": "r"}
+    assert ResilientJudge(plain, cache=tmp_path)._key("classify_answer", inputs) != ResilientJudge(
         compiled, cache=tmp_path
-    )._key("classify_answer", ("q", "a", "r"), {})
+    )._key("classify_answer", inputs)
 
 
 def test_the_transport_timeout_is_not_part_of_the_cache_key(servers: list[FakeServer], tmp_path: Path) -> None:

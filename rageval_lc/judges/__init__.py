@@ -20,16 +20,22 @@ _moved.install()  # the old module paths (rageval_lc.judges.local …) find thei
 __all__ = [
     "JUDGEMENTS",
     "BaseJudge",
+    "Declaration",
     "DspyJudge",
     "Judge",
     "JudgeUsage",
     "Judgement",
     "LabelsJudge",
     "LocalJudge",
+    "declare",
     "make_judge",
+    "undeclare",
 ]
 
 _LAZY = {
+    "Declaration": "rageval_lc.judges.declarations",
+    "declare": "rageval_lc.judges.declarations",
+    "undeclare": "rageval_lc.judges.declarations",
     "DspyJudge": "rageval_lc.judges.llm.dspy_judge",
     "LocalJudge": "rageval_lc.judges.offline.judge",
     "make_judge": "rageval_lc.judges.factory",

@@ -14,12 +14,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rageval_lc.schema import RagSample, TraceLabels
+
+if TYPE_CHECKING:
+    from rageval_lc.judges.declarations import Declaration
 
 __all__ = [
     "CRITERIA",
@@ -50,20 +53,31 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Every judgement a judge may support, with what it produces.
-JUDGEMENTS: dict[str, str] = {
-    "trace_labels": "TRACe sentence labels: relevant and utilized keys, per-sentence support (one call)",
-    "extract_claims": "atomic factual claims of an answer",
-    "verify_claims": "supported / not supported for every claim against the contexts (one call)",
-    "context_relevance": "relevant / not relevant for every context (one call)",
-    "attribute_reference": "reference statements and whether each is attributable to the contexts (one call)",
-    "generate_questions": "questions the answer would answer (n=3)",
-    "rate_answer_relevance": "a direct 0-1 rubric score of how well the answer addresses the question",
-    "factual_accuracy": "GEval correctness, completeness and consistency (0-100 each) against a reference",
-    "classify_answer": "CORRECT or WRONG against a reference",
-    "assess_reference": "in one call: reference statements with attribution, GEval criteria, CORRECT/WRONG",
-    "assess_all": "in one call: TRACe labels, reference statements, GEval criteria, CORRECT/WRONG, questions",
-}
+
+class _Declared(Mapping[str, str]):
+    """Judgement name → what it produces, for every declared judgement (a live view of
+    :data:`~rageval_lc.judges.declarations.DECLARATIONS`: a judgement of one's own shows here once declared)."""
+
+    def _declarations(self) -> Mapping[str, Any]:
+        from rageval_lc.judges.declarations import DECLARATIONS
+
+        return DECLARATIONS
+
+    def __getitem__(self, name: str) -> str:
+        return self._declarations()[name].about
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._declarations()))
+
+    def __len__(self) -> int:
+        return len(self._declarations())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Every judgement a judge may support, with what it produces (declared in :mod:`rageval_lc.judges.declarations`).
+JUDGEMENTS: Mapping[str, str] = _Declared()
 
 
 #: The judgement kind of the user's criteria metrics (:func:`rageval_lc.criteria_metric`): a judge that
@@ -316,16 +330,13 @@ class FullAssessment(BaseModel):
 
 @runtime_checkable
 class Judge(Protocol):
-    """A judge: a name, the judgements it supports, one method per judgement, and its optional abilities.
+    """A judge: a name, the judgements it supports, one entry point that makes any of them, and its abilities.
 
-    A judge supporting :data:`CRITERIA` also has ``criteria(definition: CriteriaDefinition, sample:
-    RagSample) -> Judgement[CriteriaScore]`` (an optional ability, like ``encoder``: judges without it
-    leave criteria metrics ``undetermined``, and no default is declared, so a wrapping judge reads the
-    wrapped judge's through ``__getattr__``).
-
-    Every method is declared here; :class:`BaseJudge` gives each a default (a judgement the judge does
-    not support raises ``ValueError``; ``prepare`` does nothing; no prompt estimate, no encoder), so a
-    judge subclasses it and writes only what it supports. :attr:`supports` says which judgements those are.
+    Every judgement is declared once (:mod:`rageval_lc.judges.declarations`); :meth:`make` takes the
+    declaration and its inputs by name. :class:`BaseJudge` makes each with the judge's own method of the
+    judgement's name (``criteria(definition, sample)`` for a criteria metric's, when :attr:`supports` holds
+    :data:`CRITERIA`), and lets any judge be called ``judge.<judgement>(*args)``; an LLM judge makes every
+    declaration alike (its Signature, its reader); a wrapping judge wraps ``make``.
     """
 
     name: str
@@ -352,60 +363,15 @@ class Judge(Protocol):
         """Give the judge's own HTTP calls a timeout (a no-op for judges that make none)."""
         ...
 
-    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
-        """Label the sample's sentences for TRACe."""
-        ...
-
-    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
-        """The answer's atomic claims."""
-        ...
-
-    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
-        """Supported or not, per claim."""
-        ...
-
-    def context_relevance(
-        self, question: str, contexts: Sequence[str], reference: str | None = None
-    ) -> Judgement[list[ContextVerdict]]:
-        """Relevant or not, per context."""
-        ...
-
-    def attribute_reference(
-        self, question: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[list[StatementVerdict]]:
-        """The reference's statements, each attributable to the contexts or not."""
-        ...
-
-    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
-        """Questions the answer would answer."""
-        ...
-
-    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
-        """A direct 0-1 score of how well the answer addresses the question."""
-        ...
-
-    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
-        """GEval's three criteria against the reference."""
-        ...
-
-    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
-        """CORRECT or WRONG against the reference."""
-        ...
-
-    def assess_reference(
-        self, question: str, answer: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[ReferenceAssessment]:
-        """Reference statements, GEval criteria and the label in one call."""
-        ...
-
-    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
-        """Every judgement of a sample in one call (the fused mode)."""
+    def make(self, judgement: Declaration[T], inputs: Mapping[str, Any]) -> Judgement[T]:
+        """Make ``judgement`` (its declaration) on ``inputs`` (its inputs by name)."""
         ...
 
 
 class BaseJudge:
     """The :class:`Judge` contract with defaults: subclass it, set ``name`` and ``supports``, and write
-    the judgements you support (and ``planned_calls`` if they call a model).
+    a method for each judgement you support, named after it (and ``planned_calls`` if they call a model);
+    ``make`` finds them, and ``judge.<judgement>(...)`` reaches ``make`` for any declared judgement.
 
     Example:
         >>> from rageval_lc.schema import TraceLabels
@@ -445,63 +411,67 @@ class BaseJudge:
     def set_transport_timeout(self, seconds: float) -> None:
         """No HTTP calls of its own."""
 
-    def _cannot(self, judgement: str) -> Any:
-        raise ValueError(unsupported(self, judgement))
+    def make(self, judgement: Declaration[T], inputs: Mapping[str, Any]) -> Judgement[T]:
+        """Make ``judgement`` with the judge's own method of its name (``criteria`` for a criteria metric's,
+        given the definition first).
 
-    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
-        """Not supported unless overridden."""
-        return self._cannot("trace_labels")
+        Raises:
+            ValueError: If the judge has no such method (it cannot make the judgement).
+        """
+        method = self.method_for(judgement_kind(judgement.name))
+        if method is None:
+            raise ValueError(unsupported(self, judgement.name))
+        if judgement.definition is not None:
+            return method(judgement.definition, **inputs)
+        return method(**inputs)
 
-    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
-        """Not supported unless overridden."""
-        return self._cannot("extract_claims")
+    def method_for(self, name: str) -> Callable[..., Judgement[Any]] | None:
+        """The judge's own method called ``name`` (one its class defines), or None."""
+        method = getattr(type(self), name, None)
+        return method.__get__(self) if callable(method) else None
 
-    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
-        """Not supported unless overridden."""
-        return self._cannot("verify_claims")
+    def __getattr__(self, name: str) -> Any:
+        call = judgement_call(self, name)
+        if call is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return call
 
-    def context_relevance(
-        self, question: str, contexts: Sequence[str], reference: str | None = None
-    ) -> Judgement[list[ContextVerdict]]:
-        """Not supported unless overridden."""
-        return self._cannot("context_relevance")
 
-    def attribute_reference(
-        self, question: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[list[StatementVerdict]]:
-        """Not supported unless overridden."""
-        return self._cannot("attribute_reference")
+def judgement_call(judge: Any, name: str) -> Callable[..., Judgement[Any]] | None:
+    """``judge.<judgement>(*args)`` for a declared judgement the judge's class does not write out: the
+    arguments bound by the declaration and made through ``judge.make`` (``criteria(definition, sample)`` for a
+    criteria metric's, when the judge supports criteria); None for any other name.
 
-    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
-        """Not supported unless overridden."""
-        return self._cannot("generate_questions")
+    Example:
+        >>> from rageval_lc.judges import LabelsJudge
+        >>> LabelsJudge().classify_answer("Q?", "A", "A")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: The 'labels' judge cannot make the 'classify_answer' judgement (it supports: trace_labels).
+    """
+    if name.startswith("_"):
+        return None
+    if name == CRITERIA:
+        if CRITERIA not in getattr(judge, "supports", ()):
+            return None
+        from rageval_lc.judges.declarations import criteria_declaration
 
-    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
-        """Not supported unless overridden."""
-        return self._cannot("rate_answer_relevance")
+        return lambda definition, sample: judge.make(criteria_declaration(definition), {"sample": sample})
+    from rageval_lc.judges.declarations import DECLARATIONS
 
-    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
-        """Not supported unless overridden."""
-        return self._cannot("factual_accuracy")
-
-    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[AnswerLabel]:
-        """Not supported unless overridden."""
-        return self._cannot("classify_answer")
-
-    def assess_reference(
-        self, question: str, answer: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[ReferenceAssessment]:
-        """Not supported unless overridden."""
-        return self._cannot("assess_reference")
-
-    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[FullAssessment]:
-        """Not supported unless overridden."""
-        return self._cannot("assess_all")
+    declaration = DECLARATIONS.get(name)
+    if declaration is None:
+        return None
+    return lambda *args, **kwargs: judge.make(declaration, declaration.bind(*args, **kwargs))
 
 
 def wrapped_extras(wrapper: Any, attribute: str) -> Any:
     """``__getattr__`` of a judge that wraps another (``.judge``): the wrapped judge's own extras (``lm``,
-    ``modules``) read through the wrapper; everything of the contract is the wrapper's own."""
+    ``modules``) read through the wrapper; everything of the contract is the wrapper's own, and a judgement
+    called by its name (``wrapper.verify_claims(...)``) goes through the wrapper's ``make``."""
+    call = judgement_call(wrapper, attribute)
+    if call is not None:
+        return call
     judge = wrapper.__dict__.get("judge")
     if judge is None:
         raise AttributeError(attribute)
@@ -519,7 +489,9 @@ def as_judge(judge: object) -> Judge:
     if isinstance(judge, Judge):
         return judge
     missing = [name for name in ("name", "supports") if not hasattr(judge, name)]
-    missing += sorted(name for name in getattr(judge, "supports", ()) if not callable(getattr(judge, name, None)))
+    if not callable(getattr(judge, "make", None)):
+        supported = getattr(judge, "supports", ())
+        missing += sorted(name for name in supported if not callable(getattr(judge, judgement_kind(name), None)))
     if missing:
         msg = (
             f"{type(judge).__name__} is not a judge: it lacks {', '.join(missing)}. "
@@ -543,6 +515,11 @@ class AdoptedJudge(BaseJudge):
         if not hasattr(judge, "cache_identity") and isinstance(getattr(judge, "modules", None), dict):
             self.cache_identity = self._modules_identity  # type: ignore[method-assign]
 
+    def method_for(self, name: str) -> Callable[..., Judgement[Any]] | None:
+        """The adopted judge's own method called ``name``, or None."""
+        method = getattr(self.judge, name, None)
+        return method if callable(method) else None
+
     def _modules_identity(self) -> dict[str, Any]:
         modules = self.judge.modules
         try:
@@ -562,8 +539,6 @@ _CONTRACT = (
     "estimate_prompt_tokens",
     "cache_identity",
     "set_transport_timeout",
-    *JUDGEMENTS,
-    CRITERIA,
 )
 
 

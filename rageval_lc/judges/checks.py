@@ -1,9 +1,10 @@
 """What makes a judgement's value usable for its inputs — one set of rules for fresh and cached answers.
 
-A DSPy judge's parsers call these checks on the value they read from the model; the disk cache calls
-:func:`judgement_problem` on a value it reads back, so an edited or stale entry (a sentence key that
-does not exist, a claim left without a verdict, a context number out of range) is refused exactly as a
-fresh answer would be. :func:`cap_raw` bounds the raw model output a judgement keeps.
+A DSPy judge's readers call these checks on the value they read from the model; the disk cache calls the
+judgement's declared check (:attr:`~rageval_lc.judges.declarations.Declaration.problem`, made of these) on a
+value it reads back, so an edited or stale entry (a sentence key that does not exist, a claim left without a
+verdict, a context number out of range) is refused exactly as a fresh answer would be.
+:func:`cap_raw` bounds the raw model output a judgement keeps.
 
 Example:
     >>> from rageval_lc.judges.base import ClaimVerdict
@@ -24,10 +25,13 @@ from rageval_lc.text import KeyedSentences
 
 __all__ = [
     "MAX_RAW_CHARS",
+    "assess_all_problem",
     "cap_raw",
     "claim_verdicts_problem",
     "context_verdicts_problem",
-    "judgement_problem",
+    "reference_problem",
+    "statements_problem",
+    "strings_problem",
     "trace_problem",
 ]
 
@@ -83,7 +87,7 @@ def context_verdicts_problem(verdicts: Sequence[ContextVerdict], n_contexts: int
     return None
 
 
-def _statements_problem(statements: Sequence[StatementVerdict], n_contexts: int) -> str | None:
+def statements_problem(statements: Sequence[StatementVerdict], n_contexts: int) -> str | None:
     if any(not s.statement.strip() for s in statements):
         return "a statement is empty"
     if any(s.context_index is not None and not 0 <= s.context_index < n_contexts for s in statements):
@@ -91,7 +95,7 @@ def _statements_problem(statements: Sequence[StatementVerdict], n_contexts: int)
     return None
 
 
-def _strings_problem(items: Sequence[str], what: str, most: int | None = None) -> str | None:
+def strings_problem(items: Sequence[str], what: str, most: int | None = None) -> str | None:
     if any(not item.strip() for item in items) or len(set(items)) != len(items):
         return f"the {what} hold an empty or repeated entry"
     if most is not None and len(items) > most:
@@ -99,11 +103,11 @@ def _strings_problem(items: Sequence[str], what: str, most: int | None = None) -
     return None
 
 
-def _reference_problem(value: ReferenceAssessment, n_contexts: int) -> str | None:
-    return _statements_problem(value.statements, n_contexts)
+def reference_problem(value: ReferenceAssessment, n_contexts: int) -> str | None:
+    return statements_problem(value.statements, n_contexts)
 
 
-def _assess_all_problem(value: FullAssessment, sample: RagSample, n: int) -> str | None:
+def assess_all_problem(value: FullAssessment, sample: RagSample, n: int) -> str | None:
     problems = []
     if sample.has_contexts:
         problems.append(trace_problem(value.trace, sample.sentences, {}))
@@ -111,28 +115,6 @@ def _assess_all_problem(value: FullAssessment, sample: RagSample, n: int) -> str
     if has_reference != (value.reference is not None):
         problems.append("the reference part does not match the sample")
     elif value.reference is not None:
-        problems.append(_reference_problem(value.reference, len(sample.contexts)))
-    problems.append(_strings_problem(value.questions, "questions", n))
+        problems.append(reference_problem(value.reference, len(sample.contexts)))
+    problems.append(strings_problem(value.questions, "questions", n))
     return "; ".join(p for p in problems if p) or None
-
-
-def judgement_problem(name: str, value: Any, inputs: dict[str, Any]) -> str | None:
-    """Why ``value`` is not a usable ``name`` judgement for ``inputs`` (the judge method's arguments by
-    name), or None. Judgements without input-dependent rules pass (their types were validated on reading)."""
-    if name == "trace_labels":
-        return trace_problem(value, inputs["sample"].sentences, {})
-    if name == "assess_all":
-        return _assess_all_problem(value, inputs["sample"], inputs.get("n", 3))
-    if name == "verify_claims":
-        return claim_verdicts_problem(value, inputs["claims"])
-    if name == "context_relevance":
-        return context_verdicts_problem(value, len(inputs["contexts"]))
-    if name == "attribute_reference":
-        return _statements_problem(value, len(inputs["contexts"]))
-    if name == "assess_reference":
-        return _reference_problem(value, len(inputs["contexts"]))
-    if name == "extract_claims":
-        return _strings_problem(value, "claims")
-    if name == "generate_questions":
-        return _strings_problem(value, "questions", inputs.get("n", 3))
-    return None

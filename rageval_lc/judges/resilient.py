@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
-import inspect
 import json
 import logging
 import math
@@ -38,19 +37,22 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import TypeAdapter
 
-from rageval_lc.judges import base
 from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage, as_judge, wrapped_extras
-from rageval_lc.judges.checks import cap_raw, judgement_problem
+from rageval_lc.judges.checks import cap_raw
 from rageval_lc.judges.portable import Portable
-from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.schema import RagSample
+
+if TYPE_CHECKING:
+    from rageval_lc.judges.declarations import Declaration
 
 __all__ = ["JudgeCache", "RateLimiter", "ResilientJudge", "is_transient"]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _TRANSIENT = re.compile(
     r"time(?:d)?[ -]?out|rate.?limit|\b429\b|too many requests|\b5\d\d\b|internal server error|service unavailable|"
@@ -58,22 +60,6 @@ _TRANSIENT = re.compile(
     r"temporarily unavailable",
     re.I,
 )
-
-#: What each judgement's value is, for reading cached judgements back.
-VALUE_TYPES: dict[str, Any] = {
-    "trace_labels": TraceLabels,
-    "extract_claims": list[str],
-    "verify_claims": list[base.ClaimVerdict],
-    "context_relevance": list[base.ContextVerdict],
-    "attribute_reference": list[base.StatementVerdict],
-    "generate_questions": list[str],
-    "rate_answer_relevance": base.RubricScore,
-    "factual_accuracy": base.FactualAccuracyVerdict,
-    "classify_answer": base.AnswerLabel,
-    "assess_reference": base.ReferenceAssessment,
-    "assess_all": base.FullAssessment,
-    base.CRITERIA: base.CriteriaScore,  # every criteria:<metric> judgement
-}
 
 
 def is_transient(reason: str) -> bool:
@@ -163,14 +149,19 @@ class JudgeCache(Portable):
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str, judgement: str) -> Judgement[Any] | None:
-        """The cached usable judgement, or None (an unreadable or unusable entry counts as absent)."""
+    def get(self, key: str, judgement: Declaration[Any] | str) -> Judgement[Any] | None:
+        """The cached usable ``judgement`` (its declaration or name), or None (an unreadable or unusable entry
+        counts as absent)."""
         path = self._path(key)
+        if isinstance(judgement, str):
+            from rageval_lc.judges.declarations import declaration_of
+
+            judgement = declaration_of(judgement) or judgement
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            value = TypeAdapter(VALUE_TYPES[base.judgement_kind(judgement)]).validate_python(data["value"])
+            value = TypeAdapter(judgement.verdict).validate_python(data["value"])
             cached = Judgement[Any](**{**data, "value": value, "usage": JudgeUsage()})
-            if cached.name != judgement or not cached.ok:
+            if cached.name != judgement.name or not cached.ok:
                 raise ValueError("not a usable judgement of this kind")
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
@@ -276,12 +267,13 @@ class ResilientJudge(BaseJudge):
         """As the wrapped judge."""
         self.judge.set_transport_timeout(seconds)
 
-    def _call(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
-        cache = self.cache
-        key = self._key(name, args, kwargs) if cache is not None else None
+    def make(self, judgement: Declaration[T], inputs: Mapping[str, Any]) -> Judgement[T]:
+        """Make ``judgement`` through the wrapped judge, with the rate limit, timeout, retries and cache."""
+        name, cache = judgement.name, self.cache
+        key = self._key(name, inputs) if cache is not None else None
         if cache is not None and key is not None:
-            cached = cache.get(key, name)
-            if cached is not None and _usable(name, cached, method, args, kwargs):
+            cached = cache.get(key, judgement)
+            if cached is not None and _usable(judgement, cached, inputs):
                 return cached
         usage = JudgeUsage()
         attempt = 0
@@ -289,24 +281,24 @@ class ResilientJudge(BaseJudge):
             attempt += 1
             if self.limiter is not None:
                 self.limiter.acquire()
-            judgement = self._attempt(name, method, args, kwargs)
-            usage += judgement.usage
-            transient = judgement.status == "error" and is_transient(judgement.reason)
+            made = self._attempt(name, lambda: self.judge.make(judgement, inputs))
+            usage += made.usage
+            transient = made.status == "error" and is_transient(made.reason)
             if not transient or attempt > self.retries:
                 break
             delay = self.backoff_s * 2 ** (attempt - 1)
             self._sleep(delay * (1.0 + 0.1 * ((attempt * 7919) % 10) / 10))
-        notes = {**judgement.notes, "calls_attempted": attempt} if attempt > 1 else judgement.notes
-        result = judgement.model_copy(update={"usage": usage, "notes": notes, "raw": cap_raw(judgement.raw)})
+        notes = {**made.notes, "calls_attempted": attempt} if attempt > 1 else made.notes
+        result = made.model_copy(update={"usage": usage, "notes": notes, "raw": cap_raw(made.raw)})
         if cache is not None and key is not None:
             cache.put(key, result)
         return result
 
-    def _attempt(self, name: str, method: Callable[..., Judgement[Any]], args: tuple, kwargs: dict) -> Judgement[Any]:
+    def _attempt(self, name: str, call: Callable[[], Judgement[Any]]) -> Judgement[Any]:
         try:
             if not self.timeout_s:
-                return method(*args, **kwargs)
-            future = _start_abandonable(method, args, kwargs)
+                return call()
+            future = _start_abandonable(call)
             try:
                 return future.result(timeout=self.timeout_s)
             except FutureTimeout:
@@ -322,74 +314,17 @@ class ResilientJudge(BaseJudge):
                 raise  # bad input or a broken judge: the caller reports it (a failed row), no retry
         return Judgement(name=name, status="error", reason=reason)
 
-    def _key(self, name: str, args: tuple, kwargs: dict) -> str:
-        payload = json.dumps([self._identity, name, [_plain(a) for a in args], _plain(kwargs)], sort_keys=True)
+    def _key(self, name: str, inputs: Mapping[str, Any]) -> str:
+        payload = json.dumps([self._identity, name, _plain(dict(inputs))], sort_keys=True)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def planned_calls(self, judgement: str) -> int:
         """As the wrapped judge (before retries)."""
         return self.judge.planned_calls(judgement)
 
-    # --- every judgement through the wrapper (rate limit, timeout, retries, cache) -----------------
 
-    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
-        """TRACe labels through the wrapper."""
-        return self._call("trace_labels", self.judge.trace_labels, (sample,), {})
-
-    def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
-        """Claims through the wrapper."""
-        return self._call("extract_claims", self.judge.extract_claims, (question, answer), {})
-
-    def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[base.ClaimVerdict]]:
-        """Claim verdicts through the wrapper."""
-        return self._call("verify_claims", self.judge.verify_claims, (claims, contexts), {})
-
-    def context_relevance(
-        self, question: str, contexts: Sequence[str], reference: str | None = None
-    ) -> Judgement[list[base.ContextVerdict]]:
-        """Context verdicts through the wrapper."""
-        return self._call("context_relevance", self.judge.context_relevance, (question, contexts, reference), {})
-
-    def attribute_reference(
-        self, question: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[list[base.StatementVerdict]]:
-        """Reference statements through the wrapper."""
-        return self._call("attribute_reference", self.judge.attribute_reference, (question, reference, contexts), {})
-
-    def generate_questions(self, answer: str, n: int = 3) -> Judgement[list[str]]:
-        """Generated questions through the wrapper."""
-        return self._call("generate_questions", self.judge.generate_questions, (answer,), {"n": n})
-
-    def rate_answer_relevance(self, question: str, answer: str) -> Judgement[base.RubricScore]:
-        """The relevance rubric through the wrapper."""
-        return self._call("rate_answer_relevance", self.judge.rate_answer_relevance, (question, answer), {})
-
-    def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[base.FactualAccuracyVerdict]:
-        """GEval's criteria through the wrapper."""
-        return self._call("factual_accuracy", self.judge.factual_accuracy, (question, answer, reference), {})
-
-    def criteria(self, definition: base.CriteriaDefinition, sample: RagSample) -> Judgement[base.CriteriaScore]:
-        """A criteria metric's judgement through the wrapper (rate limit, timeout, retries, cache)."""
-        return self._call(definition.judgement, self.judge.criteria, (definition, sample), {})  # type: ignore[attr-defined]
-
-    def classify_answer(self, question: str, answer: str, reference: str) -> Judgement[base.AnswerLabel]:
-        """CORRECT / WRONG through the wrapper."""
-        return self._call("classify_answer", self.judge.classify_answer, (question, answer, reference), {})
-
-    def assess_reference(
-        self, question: str, answer: str, reference: str, contexts: Sequence[str]
-    ) -> Judgement[base.ReferenceAssessment]:
-        """The reference assessment through the wrapper."""
-        args = (question, answer, reference, contexts)
-        return self._call("assess_reference", self.judge.assess_reference, args, {})
-
-    def assess_all(self, sample: RagSample, n: int = 3) -> Judgement[base.FullAssessment]:
-        """The fused assessment through the wrapper."""
-        return self._call("assess_all", self.judge.assess_all, (sample,), {"n": n})
-
-
-def _start_abandonable(method: Callable[..., Any], args: tuple, kwargs: dict) -> Future[Any]:
-    """Run ``method`` on a daemon thread (in the caller's context, so ``dspy.context`` settings hold).
+def _start_abandonable(call: Callable[[], Any]) -> Future[Any]:
+    """Run ``call`` on a daemon thread (in the caller's context, so ``dspy.context`` settings hold).
 
     A call given up on is left to finish on its own; being a daemon, it never keeps the interpreter
     alive (a ThreadPoolExecutor's workers are joined at exit, which held a finished run for minutes).
@@ -399,7 +334,7 @@ def _start_abandonable(method: Callable[..., Any], args: tuple, kwargs: dict) ->
 
     def run() -> None:
         try:
-            future.set_result(context.run(method, *args, **kwargs))
+            future.set_result(context.run(call))
         except BaseException as exc:  # handed to the waiting caller
             future.set_exception(exc)
 
@@ -407,19 +342,14 @@ def _start_abandonable(method: Callable[..., Any], args: tuple, kwargs: dict) ->
     return future
 
 
-def _usable(name: str, cached: Judgement[Any], method: Callable[..., Any], args: tuple, kwargs: dict) -> bool:
+def _usable(judgement: Declaration[Any], cached: Judgement[Any], inputs: Mapping[str, Any]) -> bool:
     """True when a cached judgement passes the checks a fresh answer to the same call must pass."""
     try:
-        bound = inspect.signature(method).bind(*args, **kwargs)
-    except (TypeError, ValueError):
-        return False
-    bound.apply_defaults()
-    try:
-        problem = judgement_problem(name, cached.value, dict(bound.arguments))
+        problem = judgement.problem(cached.value, inputs)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         problem = f"{type(exc).__name__}: {exc}"
     if problem:
-        logger.debug("A cached %r judgement was refused: %s", name, problem)
+        logger.debug("A cached %r judgement was refused: %s", judgement.name, problem)
     return problem is None
 
 

@@ -20,14 +20,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rageval_lc.judges.base import Judge
+from rageval_lc.judges.declarations import declaration_of
 from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import planned_judgements
 from rageval_lc.scoring.plan import (
     COMPOSITES,
-    CONTEXT_JUDGEMENTS,
     METRIC_VERDICTS,
-    REFERENCE_JUDGEMENTS,
     route,
     verdict_judgements,
 )
@@ -111,13 +110,6 @@ def _verdict_needs_a_call(verdict: str, mode: str, sample: RagSample) -> bool:
 
 
 def _applies(judgement: str, sample: RagSample) -> bool:
-    """Whether ``judgement`` can be made for ``sample`` at all (its inputs are there)."""
-    if judgement in CONTEXT_JUDGEMENTS and not sample.has_contexts:
-        return False
-    if judgement in REFERENCE_JUDGEMENTS and not (sample.reference and sample.reference.strip()):
-        return False
-    if judgement in ("generate_questions", "rate_answer_relevance", "extract_claims"):
-        return bool(sample.response.strip())
-    if judgement in ("verify_claims", "context_relevance"):
-        return bool(sample.contexts)
-    return True
+    """Whether ``judgement`` can be made for ``sample`` at all (what it declares it needs is there)."""
+    declaration = declaration_of(judgement)
+    return declaration is None or declaration.applies_to(sample)

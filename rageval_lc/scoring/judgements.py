@@ -37,6 +37,7 @@ from rageval_lc.judges.base import (
     can_make,
     unsupported,
 )
+from rageval_lc.judges.declarations import DECLARATIONS, criteria_declaration
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.geval import is_dont_know
 from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, relevant_contexts
@@ -226,19 +227,24 @@ class SampleJudgements:
 
     # --- the judgements metrics ask for -----------------------------------------------------------
 
+    def _ask(self, judgement: str, **inputs: Any) -> Judgement[Any]:
+        """The judge makes the declared ``judgement`` on ``inputs``."""
+        declaration = DECLARATIONS[judgement]
+        return self.judge.make(declaration, declaration.bind(**inputs))
+
     def _via(self, verdict: str) -> str:
         """The first judgement the plan makes ``verdict`` with in this scoring mode."""
         return route(verdict, self.mode)[0]
 
     def full(self) -> Judgement[Any]:
         """The fused mode's single call."""
-        return self.make("assess_all", lambda: self.judge.assess_all(self.sample, n=self.options.questions))
+        return self.make("assess_all", lambda: self._ask("assess_all", sample=self.sample, n=self.options.questions))
 
     def trace(self) -> Judgement[TraceLabels]:
         """The TRACe labels (from the fused call in fused mode)."""
         if self._via("trace") == "assess_all":
             return _derived(self.full(), "trace_labels", lambda v: v.trace)
-        return self.make("trace_labels", lambda: self.judge.trace_labels(self.sample))
+        return self.make("trace_labels", lambda: self._ask("trace_labels", sample=self.sample))
 
     def claims(self) -> Judgement[list[ClaimVerdict]]:
         """The answer's claims, each supported or not by the contexts.
@@ -250,12 +256,16 @@ class SampleJudgements:
         """
         sample = self.sample
         if self._via("claims") == "extract_claims":
-            extracted = self.make("extract_claims", lambda: self.judge.extract_claims(sample.question, sample.response))
+            extracted = self.make(
+                "extract_claims", lambda: self._ask("extract_claims", question=sample.question, answer=sample.response)
+            )
             if not extracted.ok or not extracted.value:
                 return _derived(extracted, "claims", lambda v: [])
             if not sample.contexts:
                 return Judgement(name="claims", value=_unsupported(extracted.value), reason="There are no contexts.")
-            return self.make("verify_claims", lambda: self.judge.verify_claims(extracted.value, sample.contexts))
+            return self.make(
+                "verify_claims", lambda: self._ask("verify_claims", claims=extracted.value, contexts=sample.contexts)
+            )
         sentences = sample.sentences
         claim_keys = [key for key, text in sentences.response if not is_dont_know(text)]
         if not claim_keys:
@@ -286,7 +296,9 @@ class SampleJudgements:
         if self._via("contexts") == "context_relevance":
             return self.make(
                 "context_relevance",
-                lambda: self.judge.context_relevance(sample.question, sample.contexts, sample.reference),
+                lambda: self._ask(
+                    "context_relevance", question=sample.question, contexts=sample.contexts, reference=sample.reference
+                ),
             )
         labels = self.trace()
         if not labels.ok:
@@ -304,28 +316,28 @@ class SampleJudgements:
     def statements(self) -> Judgement[list[StatementVerdict]]:
         """The reference's statements, each attributed or not to the contexts."""
         s = self.sample
-        own = lambda: self.judge.attribute_reference(s.question, s.reference or "", s.contexts)  # noqa: E731
-        return self._about_reference("statements", "attribute_reference", own, lambda v: v.statements)
+        inputs = {"question": s.question, "reference": s.reference or "", "contexts": s.contexts}
+        return self._about_reference("statements", "attribute_reference", inputs, lambda v: v.statements)
 
     def accuracy(self) -> Judgement[FactualAccuracyVerdict]:
         """GEval's three criteria against the reference."""
-        s = self.sample
-        own = lambda: self.judge.factual_accuracy(s.question, s.response, s.reference or "")  # noqa: E731
-        return self._about_reference("accuracy", "factual_accuracy", own, lambda v: v.accuracy)
+        return self._about_reference("accuracy", "factual_accuracy", self._answer_inputs(), lambda v: v.accuracy)
 
     def label(self) -> Judgement[AnswerLabel]:
         """CORRECT or WRONG against the reference."""
+        return self._about_reference("label", "classify_answer", self._answer_inputs(), lambda v: v.label)
+
+    def _answer_inputs(self) -> dict[str, Any]:
         s = self.sample
-        own = lambda: self.judge.classify_answer(s.question, s.response, s.reference or "")  # noqa: E731
-        return self._about_reference("label", "classify_answer", own, lambda v: v.label)
+        return {"question": s.question, "answer": s.response, "reference": s.reference or ""}
 
     def _about_reference(
-        self, verdict: str, name: str, own_call: Callable[[], Judgement[Any]], part: Callable[[Any], Any]
+        self, verdict: str, name: str, inputs: dict[str, Any], part: Callable[[Any], Any]
     ) -> Judgement[Any]:
-        """``verdict`` from its own judgement ``name`` where the plan routes it there, else read off the
-        reference assessment (``part`` of it; a part the judge left empty is undetermined)."""
+        """``verdict`` from its own judgement ``name`` (on ``inputs``) where the plan routes it there, else read
+        off the reference assessment (``part`` of it; a part the judge left empty is undetermined)."""
         if self._via(verdict) == name:
-            return self.make(name, own_call)
+            return self.make(name, lambda: self._ask(name, **inputs))
         reference = self._reference(verdict)
         if reference.ok and part(reference.value) is None:
             return Judgement(name=name, status="undetermined", reason=f"The judge gave no {verdict}.")
@@ -337,7 +349,8 @@ class SampleJudgements:
         if not can_make(self.judge, definition.judgement):
             reason = NEEDS_LLM_JUDGE.format(judge=self.judge.name)
             return Judgement(name=definition.judgement, status="undetermined", reason=reason)
-        return self.make(definition.judgement, lambda: self.judge.criteria(definition, self.sample))  # type: ignore[attr-defined]
+        declaration = criteria_declaration(definition)
+        return self.make(definition.judgement, lambda: self.judge.make(declaration, {"sample": self.sample}))
 
     def questions(self) -> Judgement[list[str]]:
         """Questions the answer would answer (none when the judge cannot generate any)."""
@@ -347,14 +360,16 @@ class SampleJudgements:
             reason = f"The {self.judge.name!r} judge writes no questions."
             return Judgement(name="generate_questions", value=[], reason=reason)
         answer = self.sample.response
-        return self.make("generate_questions", lambda: self.judge.generate_questions(answer, n=self.options.questions))
+        return self.make(
+            "generate_questions", lambda: self._ask("generate_questions", answer=answer, n=self.options.questions)
+        )
 
     def rubric(self) -> Judgement[Any]:
         """The direct 0-1 answer-relevance rubric (the fallback)."""
         sample = self.sample
         return self.make(
             "rate_answer_relevance",
-            lambda: self.judge.rate_answer_relevance(sample.question, sample.response),
+            lambda: self._ask("rate_answer_relevance", question=sample.question, answer=sample.response),
         )
 
     def _reference(self, verdict: str) -> Judgement[Any]:
@@ -366,8 +381,12 @@ class SampleJudgements:
             return _derived(full, "assess_reference", lambda v: v.reference)
         return self.make(
             "assess_reference",
-            lambda: self.judge.assess_reference(
-                sample.question, sample.response, sample.reference or "", sample.contexts
+            lambda: self._ask(
+                "assess_reference",
+                question=sample.question,
+                answer=sample.response,
+                reference=sample.reference or "",
+                contexts=sample.contexts,
             ),
         )
 

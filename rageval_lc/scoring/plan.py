@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from typing import Literal, get_args
 
 from rageval_lc.judges.base import CRITERIA, judgement_kind
+from rageval_lc.judges.declarations import DECLARATIONS
 
 __all__ = [
     "COMPOSITES",
@@ -113,13 +114,11 @@ FALLBACKS: Mapping[str, str] = {"generate_questions": "rate_answer_relevance"}
 #: The verdict each fallback stands in for.
 FALLBACK_VERDICTS: Mapping[str, str] = {"generate_questions": "questions"}
 
-#: Judgements that only apply to samples with a reference answer.
-REFERENCE_JUDGEMENTS = frozenset({"assess_reference", "attribute_reference", "factual_accuracy", "classify_answer"})
+#: Judgements that only apply to samples with a reference answer (as declared: their ``needs``).
+REFERENCE_JUDGEMENTS = frozenset(name for name, d in DECLARATIONS.items() if "reference" in d.needs)
 
 #: Judgements only the metrics that need contexts make (none is made for a sample without contexts).
-CONTEXT_JUDGEMENTS = frozenset(
-    {"trace_labels", "extract_claims", "verify_claims", "context_relevance", "attribute_reference"}
-)
+CONTEXT_JUDGEMENTS = frozenset(name for name, d in DECLARATIONS.items() if "contexts" in d.needs)
 
 
 _BUILT_IN_METRICS = frozenset(METRIC_VERDICTS)

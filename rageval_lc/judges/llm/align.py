@@ -39,7 +39,8 @@ import dspy
 
 from rageval_lc.datasets.labelled import LabelledSample, read_labelled
 from rageval_lc.files import write_atomic
-from rageval_lc.judges.llm.dspy_judge import DspyJudge, lm_identity, render_numbered
+from rageval_lc.judges.declarations import DECLARATIONS
+from rageval_lc.judges.llm.dspy_judge import DspyJudge, lm_identity
 from rageval_lc.judges.llm.optimize import trace_agreement_metric, trace_examples
 from rageval_lc.judges.llm.signatures import ClaimVerdictItem, ContextVerdictItem
 
@@ -88,7 +89,7 @@ def _claims_example(x: LabelledSample) -> dspy.Example | None:
         ClaimVerdictItem(claim_number=i + 1, supported=key not in unsupported, reason="as labelled")
         for i, (key, _) in enumerate(sentences)
     ]
-    inputs = {"context": render_numbered(x.sample.contexts, label="Context"), "claims": render_numbered(claims)}
+    inputs = DECLARATIONS["verify_claims"].prompt({"claims": claims, "contexts": x.sample.contexts})
     return dspy.Example(**inputs, verdicts=verdicts).with_inputs(*inputs)
 
 
@@ -105,11 +106,10 @@ def _contexts_example(x: LabelledSample) -> dspy.Example | None:
                 context_number=i + 1, is_relevant=hits > 0, relevance_score=round(100 * share), reasoning="as labelled"
             )
         )
-    inputs = {
-        "question": x.sample.question,
-        "reference": x.sample.reference or "none",
-        "contexts": render_numbered(x.sample.contexts, label="Context"),
-    }
+    sample = x.sample
+    inputs = DECLARATIONS["context_relevance"].prompt(
+        {"question": sample.question, "contexts": sample.contexts, "reference": sample.reference}
+    )
     return dspy.Example(**inputs, verdicts=verdicts).with_inputs(*inputs)
 
 

@@ -30,24 +30,15 @@ from dspy.utils.exceptions import AdapterParseError
 
 from rageval_lc.judges.base import Judgement, JudgeUsage
 from rageval_lc.judges.checks import cap_raw
+from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration
 from rageval_lc.judges.llm import signatures
 
 __all__ = [
     "JUDGE_MODULES",
-    "AnswerClassificationJudge",
-    "AnswerRelevanceRubricJudge",
-    "ClaimExtractionJudge",
-    "ClaimVerificationJudge",
-    "CompleteAssessmentJudge",
-    "ContextRelevanceJudge",
     "CriteriaJudge",
-    "FactualAccuracyJudge",
     "Parser",
     "PredictJudge",
-    "QuestionGenerationJudge",
-    "ReferenceAttributionJudge",
-    "ReferenceComparisonJudge",
-    "TraceLabellingJudge",
+    "module_class",
     "run_judgement",
 ]
 
@@ -91,48 +82,24 @@ class CriteriaJudge(dspy.Module):
         return self.predict(**inputs)
 
 
-#: Judgement name → (its Module class's name, what the class judges); the Signature is ``SIGNATURES[name]``.
-_MODULE_TABLE: dict[str, tuple[str, str]] = {
-    "trace_labels": ("TraceLabellingJudge", "All TRACe labels of a sample in one call."),
-    "extract_claims": ("ClaimExtractionJudge", "The atomic claims of an answer."),
-    "verify_claims": ("ClaimVerificationJudge", "Every claim checked against the contexts in one call."),
-    "context_relevance": ("ContextRelevanceJudge", "Every context judged for relevance in one call."),
-    "attribute_reference": (
-        "ReferenceAttributionJudge",
-        "Reference statements extracted and attributed to the contexts in one call.",
-    ),
-    "generate_questions": ("QuestionGenerationJudge", "Questions the answer would answer."),
-    "rate_answer_relevance": ("AnswerRelevanceRubricJudge", "A direct 0-1 answer-relevance score."),
-    "factual_accuracy": ("FactualAccuracyJudge", "GEval's three criteria against a reference."),
-    "classify_answer": ("AnswerClassificationJudge", "CORRECT or WRONG against a reference."),
-    "assess_reference": (
-        "ReferenceComparisonJudge",
-        "Reference statements with attribution, GEval's criteria and CORRECT/WRONG in one call.",
-    ),
-    "assess_all": ("CompleteAssessmentJudge", "Every judgement of a sample in one call (the fused mode)."),
-}
+_MODULE_CLASSES: dict[str, type[PredictJudge]] = {}
 
-#: Judgement name → Module class: one :class:`PredictJudge` subclass per judgement, so that each is saved,
-#: loaded and compiled under its own name.
+
+def module_class(declaration: Declaration[Any]) -> type[PredictJudge]:
+    """The Module class of a declared judgement: a :class:`PredictJudge` subclass named as declared, over its
+    Signature (made once per judgement, so that each is saved, loaded and compiled under its own name)."""
+    made = _MODULE_CLASSES.get(declaration.name)
+    if made is None or made.signature is not declaration.signature_class():
+        attributes = {"signature": declaration.signature_class(), "__doc__": declaration.about, "__module__": __name__}
+        made = _MODULE_CLASSES[declaration.name] = type(declaration.module, (PredictJudge,), attributes)
+        globals()[declaration.module] = made  # found by name here, so that a judge holding one pickles
+    return made
+
+
+#: Judgement name → Module class, for every built-in judgement.
 JUDGE_MODULES: dict[str, type[PredictJudge]] = {
-    judgement: type(
-        class_name,
-        (PredictJudge,),
-        {"signature": signatures.SIGNATURES[judgement], "__doc__": doc, "__module__": __name__},
-    )
-    for judgement, (class_name, doc) in _MODULE_TABLE.items()
+    name: module_class(d) for name, d in DECLARATIONS.items() if name in BUILT_IN_JUDGEMENTS
 }
-TraceLabellingJudge = JUDGE_MODULES["trace_labels"]
-ClaimExtractionJudge = JUDGE_MODULES["extract_claims"]
-ClaimVerificationJudge = JUDGE_MODULES["verify_claims"]
-ContextRelevanceJudge = JUDGE_MODULES["context_relevance"]
-ReferenceAttributionJudge = JUDGE_MODULES["attribute_reference"]
-QuestionGenerationJudge = JUDGE_MODULES["generate_questions"]
-AnswerRelevanceRubricJudge = JUDGE_MODULES["rate_answer_relevance"]
-FactualAccuracyJudge = JUDGE_MODULES["factual_accuracy"]
-AnswerClassificationJudge = JUDGE_MODULES["classify_answer"]
-ReferenceComparisonJudge = JUDGE_MODULES["assess_reference"]
-CompleteAssessmentJudge = JUDGE_MODULES["assess_all"]
 
 
 class _CallCounter(BaseCallback):

@@ -22,7 +22,8 @@ from typing import Any
 
 import dspy
 
-from rageval_lc.judges.llm.dspy_judge import DspyJudge, labels_from_prediction
+from rageval_lc.judges.llm.dspy_judge import DspyJudge
+from rageval_lc.judges.readings import labels_from_prediction, trace_inputs
 from rageval_lc.metrics.trace import TRACE_METRICS, trace_scores
 from rageval_lc.schema import RagSample
 
@@ -52,7 +53,7 @@ def trace_examples(samples: Iterable[RagSample]) -> list[dspy.Example]:
             ],
             "all_utilized_sentence_keys": labels.all_utilized_sentence_keys,
         }
-        example = dspy.Example(**DspyJudge.trace_inputs(sample), **gold, sample=sample)
+        example = dspy.Example(**trace_inputs(sample), **gold, sample=sample)
         examples.append(example.with_inputs("question", "documents", "response"))
     return examples
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Literal
 import dspy
 from pydantic import BaseModel, Field
 
+from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS
+
 if TYPE_CHECKING:
     from rageval_lc.judges.base import CriteriaDefinition
 
@@ -293,19 +295,9 @@ class CompleteAssessment(dspy.Signature):
     questions: list[str] = dspy.OutputField()
 
 
-#: Judgement name → Signature.
+#: Judgement name → Signature, for every built-in judgement (each declaration names its Signature here).
 SIGNATURES: dict[str, type[dspy.Signature]] = {
-    "trace_labels": TraceLabelling,
-    "extract_claims": ClaimExtraction,
-    "verify_claims": ClaimVerification,
-    "context_relevance": ContextRelevance,
-    "attribute_reference": ReferenceAttribution,
-    "generate_questions": QuestionGeneration,
-    "rate_answer_relevance": AnswerRelevanceRubric,
-    "factual_accuracy": FactualAccuracy,
-    "classify_answer": AnswerClassification,
-    "assess_reference": ReferenceComparison,
-    "assess_all": CompleteAssessment,
+    name: globals()[d.signature] for name, d in DECLARATIONS.items() if name in BUILT_IN_JUDGEMENTS
 }
 
 

@@ -23,12 +23,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
 from rageval_lc.judges.base import (
-    JUDGEMENTS,
     AnswerLabel,
     BaseJudge,
     ClaimVerdict,
@@ -40,6 +39,7 @@ from rageval_lc.judges.base import (
     RubricScore,
     StatementVerdict,
 )
+from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration
 from rageval_lc.judges.offline.contradiction import keys_label
 from rageval_lc.judges.offline.cross_encoder import nli_for_judge
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
@@ -67,6 +67,8 @@ __all__ = [
     "nli_adjusted",
     "sentence_explanation",
 ]
+
+T = TypeVar("T")
 
 _FEATURE_CACHE = 512  # feature tables remembered (two of the engine's chunks of 256; a reference adds 3 a sample)
 _NLI_CACHE = 20_000  # NLI pairs remembered (~6 chunks: a RAGBench row has ~12); memory flat over a run
@@ -434,7 +436,6 @@ class LocalJudge(Portable, BaseJudge):
     """
 
     name = "local"
-    supports = frozenset(JUDGEMENTS) - {"generate_questions"}
     max_input_chars: int | None = MAX_INPUT_CHARS  # characters one judgement reads at most (None: no limit)
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {  # pickled without its caches and pending work
         "_features": OrderedDict,
@@ -469,6 +470,18 @@ class LocalJudge(Portable, BaseJudge):
         if not isinstance(self._params, LocalParams):
             self._params = LocalParams.load(self._params)
         return self._params
+
+    @property
+    def supports(self) -> frozenset[str]:
+        """Every built-in judgement but question generation, and each declared one with an ``offline`` way."""
+        offline = {name for name, d in DECLARATIONS.items() if d.offline is not None}
+        return frozenset(BUILT_IN_JUDGEMENTS - {"generate_questions"}) | offline
+
+    def make(self, judgement: Declaration[T], inputs: Mapping[str, Any]) -> Judgement[T]:
+        """Make ``judgement`` with this judge's own method of its name, or with its declared offline way."""
+        if self.method_for(judgement.name) is None and judgement.offline is not None:
+            return judgement.offline(self, **inputs)
+        return super().make(judgement, inputs)
 
     def planned_calls(self, judgement: str) -> int:
         """The local judge calls no LLM."""
