@@ -47,12 +47,16 @@ def close_structure_differences(got: Any, expected: Any, *, abs: float = ABS, wh
     """Where ``got`` and ``expected`` differ: floats by more than ``abs``, anything else at all.
 
     Dicts must have the same keys, lists and tuples the same length; a float (or an int against a float) is close
-    within ``abs`` (two NaNs agree); strings, bools, None, ints against ints are equal exactly.
+    within ``abs`` (two NaNs agree); a string is its expected one word for word, a figure in it (a reason's
+    "probability 0.672") within one unit of its last digit (:func:`same_printed_line`); bools, None and ints
+    against ints are equal exactly.
 
     >>> close_structure_differences({"a": [0.5019122500000001, "ok"]}, {"a": [0.50190925, "ok"]})
     []
     >>> close_structure_differences({"a": [0.52, 3]}, {"a": [0.5, 4]})
     ['[a][0]: 0.52 != 0.5 (within 1e-05)', '[a][1]: 3 != 4']
+    >>> close_structure_differences(["probability 0.672", "ok"], ["probability 0.671", "fine"])
+    ["[1]: 'ok' != 'fine'"]
     """
     got, expected = _plain(got), _plain(expected)
     if isinstance(got, Mapping) and isinstance(expected, Mapping):
@@ -84,6 +88,8 @@ def close_structure_differences(got: Any, expected: Any, *, abs: float = ABS, wh
             if math.isclose(got, expected, rel_tol=0.0, abs_tol=abs)
             else [f"{where}: {got!r} != {expected!r} (within {abs})"]
         )
+    if isinstance(got, str) and isinstance(expected, str):  # a reason quoting a figure: number by number
+        return [] if same_printed_line(expected, got) else [f"{where or 'top'}: {got!r} != {expected!r}"]
     if got != expected:
         return [f"{where or 'top'}: {got!r} != {expected!r}"]
     return []
