@@ -23,20 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from rageval_lc.judges.base import (
-    CRITERIA,
-    AnswerLabel,
-    ClaimVerdict,
-    ContextVerdict,
-    CriteriaDefinition,
-    CriteriaScore,
-    FactualAccuracyVerdict,
-    FullAssessment,
-    Judgement,
-    ReferenceAssessment,
-    RubricScore,
-    StatementVerdict,
-)
+from rageval_lc.judges import base
+from rageval_lc.judges.base import CRITERIA, CriteriaDefinition, Judgement
 from rageval_lc.judges.checks import (
     assess_all_problem,
     claim_verdicts_problem,
@@ -195,7 +183,7 @@ def _read_claim_verdicts(prediction: Any, inputs: Inputs) -> Reading:
     claims = inputs["claims"]
     by_number, notes = numbered(prediction.verdicts, "claim_number", len(claims))
     verdicts = [
-        ClaimVerdict(claim=claims[i], supported=bool(item.supported), reason=item.reason or "")
+        base.ClaimVerdict(claim=claims[i], supported=bool(item.supported), reason=item.reason or "")
         for i, item in sorted(by_number.items())
     ]
     missing = [i + 1 for i in range(len(claims)) if i not in by_number]
@@ -213,7 +201,7 @@ def _read_context_verdicts(prediction: Any, inputs: Inputs) -> Reading:
         if clamped:
             notes.setdefault("clamped", []).append(f"context {i + 1}: {item.relevance_score}")
         verdicts.append(
-            ContextVerdict(index=i, relevant=bool(item.is_relevant), score=score / 100, reason=item.reasoning)
+            base.ContextVerdict(index=i, relevant=bool(item.is_relevant), score=score / 100, reason=item.reasoning)
         )
     missing = [i + 1 for i in range(len(contexts)) if i not in by_number]
     if missing:
@@ -240,7 +228,7 @@ def _read_rubric(prediction: Any, inputs: Inputs) -> Reading:
     score, clamped = clamp(score, 0.0, 1.0)
     if clamped:
         notes["clamped"] = prediction.score
-    return RubricScore(score=score, reason=prediction.reasoning or ""), notes, None
+    return base.RubricScore(score=score, reason=prediction.reasoning or ""), notes, None
 
 
 def _read_accuracy(prediction: Any, inputs: Inputs) -> Reading:
@@ -250,7 +238,7 @@ def _read_accuracy(prediction: Any, inputs: Inputs) -> Reading:
 
 def _read_reference(prediction: Any, inputs: Inputs) -> Reading:
     notes: dict[str, Any] = {}
-    value = ReferenceAssessment(
+    value = base.ReferenceAssessment(
         statements=read_statements(prediction.statements, len(inputs["contexts"]), notes),
         accuracy=read_geval(prediction, notes),
         label=read_label(prediction.classification, prediction.classification_reason),
@@ -266,21 +254,35 @@ def _read_everything(prediction: Any, inputs: Inputs) -> Reading:
         problem = None
     reference = None
     if sample.reference and sample.reference.strip():
-        reference = ReferenceAssessment(
+        reference = base.ReferenceAssessment(
             statements=read_statements(prediction.statements, len(sample.contexts), notes),
             accuracy=read_geval(prediction, notes),
             label=read_label(prediction.classification, ""),
         )
     questions = read_questions(prediction.questions, inputs["n"], notes)
-    return FullAssessment(trace=labels, reference=reference, questions=questions), notes, problem
-
-
-def _answer_inputs(inputs: Inputs) -> dict[str, Any]:
-    return {"question": inputs["question"], "ground_truth": inputs["reference"], "answer": inputs["answer"]}
+    return base.FullAssessment(trace=labels, reference=reference, questions=questions), notes, problem
 
 
 def _about_answer(sample: RagSample, n: int) -> dict[str, Any]:
     return {"question": sample.question, "answer": sample.response, "reference": sample.reference or ""}
+
+
+def _against_reference(
+    name: str, about: str, verdict: Any, signature: str, read: Callable[[Any, Inputs], Reading]
+) -> Declaration[Any]:
+    """A judgement of the answer against the reference (its Signature names the reference ``ground_truth``)."""
+    return Declaration(
+        name=name,
+        about=about,
+        inputs=("question", "answer", "reference"),
+        verdict=verdict,
+        signature=signature,
+        module=f"{signature}Judge",
+        prompt=lambda x: {"question": x["question"], "ground_truth": x["reference"], "answer": x["answer"]},
+        read=read,
+        needs=frozenset({"reference"}),
+        of_sample=_about_answer,
+    )
 
 
 # --- the built-in judgements ------------------------------------------------------------------------------
@@ -317,7 +319,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="verify_claims",
         about="supported / not supported for every claim against the contexts (one call)",
         inputs=("claims", "contexts"),
-        verdict=list[ClaimVerdict],
+        verdict=list[base.ClaimVerdict],
         signature="ClaimVerification",
         module="ClaimVerificationJudge",
         prompt=lambda x: {"context": _contexts(x), "claims": render_numbered(x["claims"])},
@@ -333,7 +335,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         about="relevant / not relevant for every context (one call)",
         inputs=("question", "contexts", "reference"),
         defaults={"reference": None},
-        verdict=list[ContextVerdict],
+        verdict=list[base.ContextVerdict],
         signature="ContextRelevance",
         module="ContextRelevanceJudge",
         prompt=lambda x: {"question": x["question"], "reference": x["reference"] or "none", "contexts": _contexts(x)},
@@ -347,7 +349,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="attribute_reference",
         about="reference statements and whether each is attributable to the contexts (one call)",
         inputs=("question", "reference", "contexts"),
-        verdict=list[StatementVerdict],
+        verdict=list[base.StatementVerdict],
         signature="ReferenceAttribution",
         module="ReferenceAttributionJudge",
         prompt=lambda x: {"question": x["question"], "reference": x["reference"], "contexts": _contexts(x)},
@@ -376,7 +378,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="rate_answer_relevance",
         about="a direct 0-1 rubric score of how well the answer addresses the question",
         inputs=("question", "answer"),
-        verdict=RubricScore,
+        verdict=base.RubricScore,
         signature="AnswerRelevanceRubric",
         module="AnswerRelevanceRubricJudge",
         prompt=lambda x: {"question": x["question"], "answer": x["answer"]},
@@ -384,35 +386,25 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         needs=frozenset({"response"}),
         of_sample=lambda s, n: {"question": s.question, "answer": s.response},
     ),
-    Declaration(
-        name="factual_accuracy",
-        about="GEval correctness, completeness and consistency (0-100 each) against a reference",
-        inputs=("question", "answer", "reference"),
-        verdict=FactualAccuracyVerdict,
-        signature="FactualAccuracy",
-        module="FactualAccuracyJudge",
-        prompt=_answer_inputs,
-        read=_read_accuracy,
-        needs=frozenset({"reference"}),
-        of_sample=_about_answer,
+    _against_reference(
+        "factual_accuracy",
+        "GEval correctness, completeness and consistency (0-100 each) against a reference",
+        base.FactualAccuracyVerdict,
+        "FactualAccuracy",
+        _read_accuracy,
     ),
-    Declaration(
-        name="classify_answer",
-        about="CORRECT or WRONG against a reference",
-        inputs=("question", "answer", "reference"),
-        verdict=AnswerLabel,
-        signature="AnswerClassification",
-        module="AnswerClassificationJudge",
-        prompt=_answer_inputs,
-        read=lambda p, x: (read_label(p.classification, p.reason), {}, None),
-        needs=frozenset({"reference"}),
-        of_sample=_about_answer,
+    _against_reference(
+        "classify_answer",
+        "CORRECT or WRONG against a reference",
+        base.AnswerLabel,
+        "AnswerClassification",
+        lambda p, x: (read_label(p.classification, p.reason), {}, None),
     ),
     Declaration(
         name="assess_reference",
         about="in one call: reference statements with attribution, GEval criteria, CORRECT/WRONG",
         inputs=("question", "answer", "reference", "contexts"),
-        verdict=ReferenceAssessment,
+        verdict=base.ReferenceAssessment,
         signature="ReferenceComparison",
         module="ReferenceComparisonJudge",
         prompt=lambda x: {
@@ -431,7 +423,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         about="in one call: TRACe labels, reference statements, GEval criteria, CORRECT/WRONG, questions",
         inputs=("sample", "n"),
         defaults={"n": 3},
-        verdict=FullAssessment,
+        verdict=base.FullAssessment,
         signature="CompleteAssessment",
         module="CompleteAssessmentJudge",
         prompt=lambda x: {**trace_inputs(x["sample"]), "reference": x["sample"].reference or "none", "n": x["n"]},
@@ -454,9 +446,7 @@ def declare(declaration: Declaration[Any]) -> Declaration[Any]:
         ValueError: If it would replace a built-in judgement, is named like a criteria judgement, or needs
             something :data:`NEEDS` does not name.
     """
-    if declaration.name in BUILT_IN_JUDGEMENTS or declaration.name.startswith(CRITERIA):
-        msg = f"{declaration.name!r} is a built-in or criteria judgement's name: choose another."
-        raise ValueError(msg)
+    _check_own(declaration.name)
     if not declaration.needs <= NEEDS:
         msg = f"A judgement needs only {sorted(NEEDS)} of a sample. Got {sorted(declaration.needs)}."
         raise ValueError(msg)
@@ -468,12 +458,16 @@ def undeclare(name: str) -> None:
     """Take a judgement of one's own out (nothing happens for one not declared).
 
     Raises:
-        ValueError: If ``name`` is a built-in judgement.
+        ValueError: If ``name`` is a built-in or criteria judgement's.
     """
-    if name in BUILT_IN_JUDGEMENTS:
-        msg = f"{name!r} is a built-in judgement."
-        raise ValueError(msg)
+    _check_own(name)
     DECLARATIONS.pop(name, None)
+
+
+def _check_own(name: str) -> None:
+    if name in BUILT_IN_JUDGEMENTS or name.startswith(CRITERIA):
+        msg = f"{name!r} is a built-in or criteria judgement's name: a judgement of one's own needs another."
+        raise ValueError(msg)
 
 
 def _read_criteria(definition: CriteriaDefinition) -> Callable[[Any, Inputs], Reading]:
@@ -483,12 +477,12 @@ def _read_criteria(definition: CriteriaDefinition) -> Callable[[Any, Inputs], Re
             levels = ", ".join(f"{x:g}" for x in definition.levels)
             return None, {}, f"the score {prediction.score!r} is not one of the rubric's ({levels})"
         reason = str(prediction.reason or "").strip()
-        return CriteriaScore(level=level, score=definition.score_of(level), reason=reason), {}, None
+        return base.CriteriaScore(level=level, score=definition.score_of(level), reason=reason), {}, None
 
     return read
 
 
-def criteria_declaration(definition: CriteriaDefinition) -> Declaration[CriteriaScore]:
+def criteria_declaration(definition: CriteriaDefinition) -> Declaration[base.CriteriaScore]:
     """A criteria metric's judgement, declared from its definition: one call on the fields it uses.
 
     Example:
@@ -501,7 +495,7 @@ def criteria_declaration(definition: CriteriaDefinition) -> Declaration[Criteria
         name=definition.judgement,
         about=f"the criteria metric {definition.name!r}: a rubric level for {definition.criteria!r}",
         inputs=("sample",),
-        verdict=CriteriaScore,
+        verdict=base.CriteriaScore,
         signature=None,
         module="CriteriaJudge",
         prompt=lambda x: criteria_inputs(definition, x["sample"]),
