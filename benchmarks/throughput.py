@@ -36,7 +36,7 @@ def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> l
     from rageval_lc.runs.engine import evaluate
     from rageval_lc.schema import RagSample
     from tests.fakes import JudgementChatModel
-    from tests.test_ragas_family import ANSWERS, GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE
+    from tests.scoring.test_ragas_family import ANSWERS, GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE
 
     class SlowModel(JudgementChatModel):
         def _generate(self, *args: Any, **kwargs: Any) -> Any:

@@ -15,16 +15,16 @@ EXACT_ARRAY_CALLS = frozenset({"assert_array_equal", "assert_equal", "array_equa
 
 #: Tests whose flagged comparisons are exact arithmetic, each with its reason ("file::function": reason).
 ALLOWED: dict[str, str] = {
-    "tests/judges/test_dspy_judge.py::test_trace_labels_give_the_worked_example_numbers": (
+    "tests/judges/llm/test_dspy_judge.py::test_trace_labels_give_the_worked_example_numbers": (
         "the guide's labels, capstone: 4 relevant sentences over 20, one division (0.2)"
     ),
-    "tests/judges/test_dspy_judge.py::test_context_relevance_and_out_of_range_scores": (
+    "tests/judges/llm/test_dspy_judge.py::test_context_relevance_and_out_of_range_scores": (
         "a canned 1-100 score over 100: one division (3 / 100 is 0.03)"
     ),
-    "tests/judges/test_dspy_judge.py::test_runner_totals_the_judge_usage": (
+    "tests/judges/llm/test_dspy_judge.py::test_runner_totals_the_judge_usage": (
         "the mean of two rows of 4 over 20 (0.2 each) is 0.2 exactly"
     ),
-    "tests/judges/test_nli_model.py::test_pairs_are_cached_and_order_kept": (
+    "tests/judges/offline/test_nli.py::test_pairs_are_cached_and_order_kept": (
         "the second call reads the first call's predictions from the cache: the same numbers, not recomputed"
     ),
     "tests/metrics/test_ragas.py::test_answer_relevance": "the fallback is handed back as it was given",
@@ -34,13 +34,13 @@ ALLOWED: dict[str, str] = {
     "tests/metrics/test_trace.py::test_labeling_document_full_example_capstone": "labels: 4 of 20 sentences",
     "tests/metrics/test_trace.py::test_visual_guide_walkthrough_capstone": "labels: 4 of 20 sentences",
     "tests/metrics/test_trace.py::test_visual_guide_simplified_example_capstone": "labels: 2 of 20 sentences",
-    "tests/test_custom_metrics.py::test_a_function_metric_that_raises_is_that_metrics_error_only": (
+    "tests/scoring/test_custom.py::test_a_function_metric_that_raises_is_that_metrics_error_only": (
         "the metric's own arithmetic: 1 word over 10"
     ),
-    "tests/test_ray_engine.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors": (
+    "tests/runs/test_ray_engine.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors": (
         "the metric's own arithmetic: 1 word over 10, the same division on an actor"
     ),
-    "tests/test_workers.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers": (
+    "tests/runs/test_workers.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers": (
         "the metric's own arithmetic: 1 word over 10, the same division in a worker"
     ),
 }

@@ -24,7 +24,7 @@ from rageval_lc.judges.llm.dspy_judge import DspyJudge  # noqa: E402
 from rageval_lc.schema import RagSample  # noqa: E402
 from rageval_lc.scoring.sample import evaluate_sample  # noqa: E402
 from tests.fakes import JudgementChatModel, bag_of_words_embeddings, chat  # noqa: E402
-from tests.test_ragas_family import ANSWERS as GUIDE_ANSWERS  # noqa: E402
+from tests.scoring.test_ragas_family import ANSWERS as GUIDE_ANSWERS  # noqa: E402
 
 # valid answers for this sample's keys: documents 0a..3a, response sentences a, b
 TRACE = {

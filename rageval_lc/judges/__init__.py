@@ -4,18 +4,14 @@
 offline on the packaged sentence-transformers model; :class:`DspyJudge` (:mod:`rageval_lc.judges.llm`) uses
 any DSPy LM or LangChain chat model. The last two load their heavy dependencies when first used, so importing
 this package stays light. The modules here are the contract every judge keeps: ``base``, ``labels``,
-``factory``, ``checks``, ``resilient`` and ``portable``. The modules that moved into the two halves still
-import under their old names (``rageval_lc.judges.local`` …) for one release (:mod:`rageval_lc.judges._moved`).
+``factory``, ``checks``, ``resilient`` and ``portable``.
 """
 
 from __future__ import annotations
 
 from rageval_lc._lazy import lazy_exports
-from rageval_lc.judges import _moved
 from rageval_lc.judges.base import JUDGEMENTS, BaseJudge, Judge, Judgement, JudgeUsage
 from rageval_lc.judges.labels import LabelsJudge
-
-_moved.install()  # the old module paths (rageval_lc.judges.local …) find their new places
 
 __all__ = [
     "JUDGEMENTS",

@@ -25,7 +25,7 @@ from rageval_lc.adapters import JsonlSink, LangSmithFeedbackSink, MemorySink, Ra
 from rageval_lc.judges.base import BaseJudge, Judgement
 from rageval_lc.schema import RagSample, TraceLabels
 from tests.fakes import bag_of_words_embeddings
-from tests.test_ragas_family import GUIDE_RESPONSE, QUESTION, fake_judge
+from tests.scoring.test_ragas_family import GUIDE_RESPONSE, QUESTION, fake_judge
 
 ANSWER = "Cats sleep a lot. Cats can fly."
 

@@ -10,7 +10,7 @@ from dspy.utils import DummyLM
 
 from rageval_lc.adapters import dspy_metric
 from tests.fakes import bag_of_words_embeddings
-from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
+from tests.scoring.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 EXAMPLE = dspy.Example(question=QUESTION, contexts=GUIDE_DOCS, answer=REFERENCE).with_inputs("question", "contexts")
 PREDICTION = dspy.Prediction(answer=GUIDE_RESPONSE)

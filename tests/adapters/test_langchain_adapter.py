@@ -14,7 +14,7 @@ from rageval_lc.adapters import FieldMap, RagEvaluator
 from rageval_lc.judges.base import BaseJudge
 from tests.fakes import bag_of_words_embeddings
 from tests.floats import assert_close_structure
-from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
+from tests.scoring.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 
 class RunNames(BaseCallbackHandler):
@@ -37,7 +37,7 @@ def evaluator(metric: str = "faithfulness", **kwargs: Any) -> tuple[RagEvaluator
 def test_evaluate_strings_gives_the_hand_worked_score() -> None:
     faithfulness, model = evaluator()
     out = faithfulness.evaluate_strings(prediction=GUIDE_RESPONSE, input=QUESTION, contexts=GUIDE_DOCS)
-    assert out["score"] == pytest.approx(2 / 3)  # sentences a, b supported, c not (tests/test_ragas_family.py)
+    assert out["score"] == pytest.approx(2 / 3)  # sentences a, b supported, c not (tests/scoring/test_ragas_family.py)
     assert (out["value"], out["status"]) == ("medium", "ok") and "2 of 3 claims supported" in out["reasoning"]
     assert out["details"]["judge_usage"]["calls"] == 1 and dict(model.calls) == {"trace_labels": 1}
     assert (faithfulness.evaluation_name, faithfulness.requires_input, faithfulness.requires_reference) == (

@@ -14,7 +14,7 @@ from rageval_lc.judges.base import Judgement
 from rageval_lc.schema import RagSample, TraceLabels
 from tests.adapters.test_callback_handler import ANSWER, CopyJudge, rag_chain
 from tests.fakes import bag_of_words_embeddings
-from tests.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
+from tests.scoring.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 schemas = pytest.importorskip("langsmith.schemas", reason="langsmith is not installed")
 evaluator_module = pytest.importorskip("langsmith.evaluation.evaluator")

@@ -5,7 +5,7 @@ than everything else a first score needs; the packaged all-MiniLM-L6-v2 is a 6-l
 is written here with torch alone, its weights read with ``safetensors`` and its word pieces cut by
 ``tokenizers`` (from the model's own ``tokenizer.json``). It computes what ``transformers``' ``BertModel``
 computes (embeddings, post-norm encoder layers with exact GELU, scaled dot-product attention, the pooler), so
-its outputs match within float rounding: ``tests/judges/test_bert_forward.py`` compares both on the same texts.
+its outputs match within float rounding: ``tests/judges/offline/test_bert.py`` compares both on the same texts.
 
 :class:`BertForward` holds the weights of one model (a base model, or a sequence classifier with its pooler and
 head); :class:`WordPieces` is its tokenizer with the calls the judge makes.

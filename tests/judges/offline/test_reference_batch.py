@@ -13,7 +13,7 @@ from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from tests.floats import assert_close_structure
 
-CASES = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "contradiction_rag_cases.jsonl"
+CASES = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "contradiction_rag_cases.jsonl"
 METRICS = "context_recall,factual_accuracy,answer_classification"
 #: Computed at commit 6f34278 (the refit judge of edf58e9), before the reference path was prepared in batches:
 #: each row judged alone, by a fresh judge.

@@ -159,7 +159,7 @@ def test_the_error_rate_counts_rows_with_an_error_and_unreadable_lines(tmp_path:
 
 
 def test_a_real_results_file_from_rageval_evaluate(tmp_path: Path, capsys) -> None:
-    bundled = Path(__file__).resolve().parents[1] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+    bundled = Path(__file__).resolve().parents[2] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
     out_file = tmp_path / "scores.jsonl"
     assert (
         main(["evaluate", str(bundled), "--judge", "labels", "--metrics", "trace,faithfulness", "--out", str(out_file)])

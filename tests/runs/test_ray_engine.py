@@ -450,7 +450,7 @@ def test_import_rageval_lc_does_not_load_ray() -> None:
 
 def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors(cluster: None, tmp_path: Path) -> None:
     from rageval_lc.scoring.custom import temporary_metrics
-    from tests.test_workers import METRICS_FILE, labelled_row
+    from tests.runs.test_workers import METRICS_FILE, labelled_row
 
     metrics = tmp_path / "my_metrics.py"
     metrics.write_text(METRICS_FILE, encoding="utf-8")

@@ -18,7 +18,7 @@ from tests.fakes import CountingJudge
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "rageval_lc.adapters.pytest_plugin"
 HEAVY = ("torch", "sentence_transformers", "transformers", "dspy", "langchain_core", "litellm", "numpy")
 

@@ -83,7 +83,7 @@ PROBABILITIES = frozenset({"adherence_probability"})
 
 
 def test_the_offline_judge_scores_alike_with_two_workers(tmp_path: Path) -> None:
-    source = Path(__file__).resolve().parents[1] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+    source = Path(__file__).resolve().parents[2] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
     outs = []
     for workers in ("1", "2"):
         out = tmp_path / f"w{workers}.jsonl"

@@ -18,7 +18,7 @@ from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from tests.fakes import JudgementChatModel, chat
 from tests.metrics.test_trace import GUIDE_DOCS, GUIDE_LABELS, GUIDE_RESPONSE
-from tests.test_engine import samples
+from tests.runs.test_engine import samples
 
 # --- 11. raw output is capped -----------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from rageval_lc.judges.resilient import JudgeCache, RateLimiter, ResilientJudge
 from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from tests.fakes import JudgementChatModel, ProbabilityLabelsJudge
-from tests.test_ragas_family import LLM_SUITE
+from tests.scoring.test_ragas_family import LLM_SUITE
 
 LABELS = {
     "all_relevant_sentence_keys": ["0a"],

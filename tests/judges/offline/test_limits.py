@@ -18,7 +18,7 @@ from rageval_lc.judges.offline.encoder import CachedEncoder, Encoded, SentenceTr
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
-from tests.judges.test_local_judge import HashEncoder
+from tests.judges.offline.test_judge import HashEncoder
 
 TRACE = ("context_relevance", "context_utilization", "completeness", "adherence", "average", "adherence_ratio")
 # a 300-character word (the tokenizer reads any word over 100 characters as [UNK]) and zero-width characters only

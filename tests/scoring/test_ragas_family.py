@@ -16,7 +16,7 @@ from rageval_lc.scoring.judgements import planned_judgements
 from rageval_lc.scoring.registry import RAGAS_FAMILY, parse_metrics
 from rageval_lc.scoring.sample import evaluate_sample
 from tests.fakes import JudgementChatModel, bag_of_words_embeddings, chat
-from tests.judges.test_dspy_judge import GUIDE_ANSWER
+from tests.judges.llm.test_dspy_judge import GUIDE_ANSWER
 from tests.metrics.test_trace import GUIDE_DOCS, GUIDE_LABELS, GUIDE_RESPONSE
 
 QUESTION = "What makes ML different?"

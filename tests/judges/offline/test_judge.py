@@ -182,7 +182,7 @@ def test_context_relevance_prefers_the_on_topic_context(judge: LocalJudge) -> No
 
 
 def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
-    path = Path(__file__).resolve().parents[2] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+    path = Path(__file__).resolve().parents[3] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
     from rageval_lc.datasets.ragbench import ragbench_record
 
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -284,7 +284,7 @@ def test_an_off_topic_passage_changes_no_outcome_of_the_judge(judge: LocalJudge)
     passage appended, keep every sentence's verdict (supported / not found / contradicted)."""
     import random
 
-    data = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+    data = Path(__file__).resolve().parents[3] / "benchmarks" / "data"
     read = lambda name: [json.loads(line) for line in (data / name).read_text(encoding="utf-8").splitlines()]  # noqa: E731
     cases = [(p["question"], [p["context"]], p["response"]) for p in read("contradiction_pairs.jsonl")]
     cases += [(r["question"], r["contexts"], r["response"]) for r in read("contradiction_rag_cases.jsonl")]

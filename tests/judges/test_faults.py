@@ -30,9 +30,9 @@ from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.judges.resilient import ResilientJudge
 from rageval_lc.runs.engine import evaluate
 from tests.fakes import chat
-from tests.test_engine import samples
+from tests.runs.test_engine import samples
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --- fake OpenAI-compatible servers ----------------------------------------------------------------

@@ -14,7 +14,7 @@ from rageval_lc.judges.offline.evidence import evidence_units
 from rageval_lc.judges.offline.slots import dates, quantities, same_quantity
 from rageval_lc.text import KeyedSentences
 
-DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data"
 
 
 def conflict(response: str, *contexts: str):
@@ -141,7 +141,7 @@ def _cases() -> list[tuple[str, list[str], str]]:
 
 def test_an_off_topic_passage_changes_no_slot_verdict() -> None:
     """Item 3 as a property: each benchmark case with an off-topic passage appended (three drawn per case, fixed
-    seed) has the same verdict per sentence (the whole judge is checked in test_local_judge.py)."""
+    seed) has the same verdict per sentence (the whole judge is checked in test_judge.py)."""
     passages = [json.loads(line)["text"] for line in (DATA / "off_topic_passages.jsonl").read_text().splitlines()]
     rng = random.Random(7)
 

@@ -22,7 +22,7 @@ from rageval_lc.judges.offline.judge import LocalJudge
 from tests.floats import assert_close_structure
 
 METRICS = "trace,faithfulness"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class SingleTurnSample(BaseModel):

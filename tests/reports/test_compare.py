@@ -15,7 +15,7 @@ from rageval_lc.reports import stats
 from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, mean_interval, summarize
 from tests.floats import SAME_DRAWS_ABS, assert_close_structure
 
-DATA = Path(__file__).resolve().parents[1] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
+DATA = Path(__file__).resolve().parents[2] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
 
 
 def result_row(row_id: str | None, scores: dict[str, float | None], **extra: object) -> dict:

@@ -41,9 +41,9 @@ from rageval_lc.scoring.dry_run import plan_calls
 from rageval_lc.scoring.registry import REGISTRY
 from rageval_lc.scoring.sample import evaluate_sample
 from tests.fakes import chat
-from tests.test_judge_faults import FakeServer
+from tests.judges.test_faults import FakeServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HELPFULNESS = {
     "criteria": "Does the response help the user with the question, using the contexts?",
     "rubric": {1: "useless", 2: "barely helpful", 3: "somewhat helpful", 4: "helpful", 5: "fully helpful"},

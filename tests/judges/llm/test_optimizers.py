@@ -6,12 +6,15 @@ question with its gold labels, so every optimizer sees full agreement and keeps 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import dspy
 import pytest
 from dspy.utils import DummyLM
 
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.judges.llm.optimize import compile_judge, trace_agreement_metric, trace_examples
+from rageval_lc.judges.llm.signatures import SIGNATURES
 from rageval_lc.metrics.trace import trace_scores
 from rageval_lc.schema import RagSample
 
@@ -121,6 +124,16 @@ OPTIMIZERS = {
         max_labeled_demos=1,
     ),
 }
+
+
+@pytest.fixture(autouse=True)
+def packaged_instructions() -> Iterator[None]:
+    """Put the packaged instructions back after each test: DSPy's InferRules writes its rules into the signature
+    class itself (``predictor.signature.instructions = ...``), which every judge built later in the process shares."""
+    kept = {name: signature.instructions for name, signature in SIGNATURES.items()}
+    yield
+    for name, signature in SIGNATURES.items():
+        signature.instructions = kept[name]
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))

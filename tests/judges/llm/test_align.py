@@ -14,7 +14,7 @@ from rageval_lc.datasets.labelled import read_labelled
 from rageval_lc.judges.llm.align import compile_modules, module_examples
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
-RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
+RAGBENCH = Path(__file__).resolve().parents[4] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
 METRICS = "trace,faithfulness,context_precision"
 
 

@@ -21,7 +21,7 @@ from rageval_lc.judges.offline.model import Linear, LocalParams, Logistic
 from rageval_lc.runs.align import align_judge, split_by_question
 from tests.floats import ABS, WORKERS_ABS
 
-RAGBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
+RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
 
 # -- label formats ------------------------------------------------------------------------------------------
 
