@@ -7,7 +7,9 @@ A page asks for one with a marker line, replaced when the page is built:
 * ``<!-- generated: judge-calls -->``: the calls per sample of each metric and of the whole suite, per mode;
 * ``<!-- generated: verdict-routes -->``: which judge call makes each verdict, per mode;
 * ``<!-- generated: rgb-tasks -->`` and ``<!-- generated: rgb-row -->``: RGB's tasks and its input row;
-* ``<!-- generated: cli-reference -->``: every ``rageval`` command's usage, description and options.
+* ``<!-- generated: cli-reference -->``: every ``rageval`` command's usage, description and options;
+* ``<!-- generated: house -->``: the package's rooms in layer order, what each holds and which rooms it imports
+  (read from the code: :func:`import_edges`).
 
 An unknown marker fails the build. Every import is made when a table is built.
 
@@ -19,11 +21,30 @@ Example:
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import html
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
+
+PACKAGE = Path(__file__).resolve().parents[1] / "rageval_lc"
+#: The package's rooms, lowest first: a module imports only from its own room and the rooms before it. ``core``
+#: is the modules at the top of the package (text, schema, errors, files ...); ``rageval_lc`` itself (its
+#: ``__init__`` and ``__main__``: the public names and ``python -m``) is the facade, above every room.
+LAYERS: tuple[str, ...] = (
+    "core",
+    "metrics",
+    "datasets",
+    "judges",
+    "scoring",
+    "runs",
+    "reports",
+    "adapters",
+    "cli",
+    "facade",
+)
 
 MARKER = re.compile(r"^<!-- generated: (?P<name>[\w-]+)(?: (?P<arg>[\w-]+))? -->$", re.M)
 
@@ -190,6 +211,115 @@ def cli_reference() -> str:
     return "\n\n".join(parts)
 
 
+def module_name(path: Path) -> str:
+    """``rageval_lc/judges/offline/judge.py`` → ``rageval_lc.judges.offline.judge`` (a package by its ``__init__``)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def room_of(module: str) -> str:
+    """The room a module is in: its subpackage of ``rageval_lc``, ``core`` or the ``facade``.
+
+    Example:
+        >>> room_of("rageval_lc.judges.offline.judge"), room_of("rageval_lc.text"), room_of("rageval_lc")
+        ('judges', 'core', 'facade')
+    """
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] == "__main__":
+        return "facade"
+    return parts[1] if (PACKAGE / parts[1]).is_dir() else "core"
+
+
+def _existing(name: str) -> str:
+    """The longest prefix of a dotted name that is a module of the package (``from x import name`` names either)."""
+    parts = name.split(".")
+    while parts:
+        where = PACKAGE.parent.joinpath(*parts)
+        if where.with_suffix(".py").exists() or (where / "__init__.py").exists():
+            return ".".join(parts)
+        parts.pop()
+    return ""
+
+
+def import_edges() -> dict[str, set[str]]:
+    """Module → the package's modules it imports, at any depth (module level and inside functions)."""
+    edges: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module, found = module_name(path), set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("rageval_lc"):
+                found |= {_existing(f"{node.module}.{alias.name}") for alias in node.names}
+            elif isinstance(node, ast.Import):
+                found |= {_existing(alias.name) for alias in node.names if alias.name.startswith("rageval_lc")}
+        edges[module] = {target for target in found if target and target != module}
+    return edges
+
+
+def upward_imports(edges: dict[str, set[str]]) -> list[str]:
+    """Each import from a lower room back up to a higher one (:data:`LAYERS`), as ``module -> target``."""
+    level = {room: i for i, room in enumerate(LAYERS)}
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in edges.items()
+        for target in targets
+        if level[room_of(target)] > level[room_of(module)]
+    )
+
+
+def import_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import one another, directly or round a circle (each of two or more)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(edges.get(module, ())):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == module:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def house() -> str:
+    """The rooms in layer order: what each holds (its package docstring's first line), its modules and lines, and
+    the rooms it imports."""
+    edges = import_edges()
+    rows = []
+    for room in LAYERS:
+        modules = sorted(m for m in edges if room_of(m) == room)
+        if not modules:
+            continue
+        files = [PACKAGE.parent.joinpath(*m.split(".")) for m in modules]
+        paths = [f.with_suffix(".py") if f.with_suffix(".py").exists() else f / "__init__.py" for f in files]
+        lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
+        uses = sorted({room_of(t) for m in modules for t in edges[m]} - {room}, key=LAYERS.index)
+        about = ""
+        if room not in ("core", "facade"):
+            doc = ast.get_docstring(ast.parse((PACKAGE / room / "__init__.py").read_text(encoding="utf-8"))) or ""
+            about = doc.split("\n\n")[0]
+        name = f"`{room}/`" if room not in ("core", "facade") else room
+        rows.append([name, cell(about), str(len(modules)), str(lines), code(uses)])
+    return table(["room", "what it holds", "modules", "lines", "imports from"], rows)
+
+
 GENERATORS: dict[str, Callable[..., str]] = {
     "metrics-table": metrics_table,
     "judge-calls": judge_calls,
@@ -197,6 +327,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "rgb-tasks": rgb_tasks,
     "rgb-row": rgb_row,
     "cli-reference": cli_reference,
+    "house": house,
 }
 
 

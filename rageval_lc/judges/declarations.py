@@ -19,12 +19,12 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from rageval_lc.judges import base
-from rageval_lc.judges.base import CRITERIA, CriteriaDefinition, Judgement
+from rageval_lc.judges import verdicts as v
 from rageval_lc.judges.checks import (
     assess_all_problem,
     claim_verdicts_problem,
@@ -47,6 +47,7 @@ from rageval_lc.judges.readings import (
     render_numbered,
     trace_inputs,
 )
+from rageval_lc.judges.verdicts import CRITERIA, CRITERIA_DEFINITIONS, CriteriaDefinition, Judgement
 from rageval_lc.schema import RagSample, TraceLabels
 
 __all__ = [
@@ -65,6 +66,8 @@ T = TypeVar("T")
 Inputs = Mapping[str, Any]
 #: What reading a prediction gives: the verdict (None when unusable), notes, and the problem (None: usable).
 Reading = tuple[Any, dict[str, Any], str | None]
+#: Where a Signature named without its module is.
+SIGNATURES_MODULE = "rageval_lc.judges.llm.signatures"
 #: What a judgement may need of a sample: a retrieved context, a reference answer, a response.
 NEEDS = frozenset({"contexts", "reference", "response"})
 
@@ -78,8 +81,9 @@ class Declaration(Generic[T]):
         about: what it produces, in one line.
         inputs: its inputs' names, in call order (``judge.<name>(*args)`` binds them in this order).
         verdict: the type of its value (for readers and the docs).
-        signature: the DSPy Signature an LLM judge runs: a Signature class, or the name of one in
-            :mod:`rageval_lc.judges.llm.signatures` (so declaring imports no DSPy).
+        signature: the DSPy Signature an LLM judge runs: a Signature class, or where one is, as
+            ``"module:name"`` (a name alone: in :mod:`rageval_lc.judges.llm.signatures`), imported when first run,
+            so declaring imports no DSPy.
         module: the DSPy Module class's name (saved and compiled states are keyed by the judgement's name).
         prompt: the Signature's input fields from the judgement's inputs.
         read: a prediction (and the inputs) read into ``(verdict, notes, problem)``; a problem retries the call.
@@ -134,12 +138,16 @@ class Declaration(Generic[T]):
         return {name: bound[name] if name in bound else self.defaults[name] for name in self.inputs}
 
     def signature_class(self) -> Any:
-        """The DSPy Signature class (imports DSPy)."""
-        if isinstance(self.signature, str):
-            from rageval_lc.judges.llm import signatures
+        """The DSPy Signature class (imports DSPy).
 
-            return getattr(signatures, self.signature)
-        return self.signature
+        Example:
+            >>> DECLARATIONS["verify_claims"].signature_class().__name__
+            'ClaimVerification'
+        """
+        if not isinstance(self.signature, str):
+            return self.signature
+        module, _, name = self.signature.rpartition(":")
+        return getattr(importlib.import_module(module or SIGNATURES_MODULE), name)
 
     def applies_to(self, sample: RagSample) -> bool:
         """Whether ``sample`` has what the judgement needs (:attr:`needs`)."""
@@ -183,7 +191,7 @@ def _read_claim_verdicts(prediction: Any, inputs: Inputs) -> Reading:
     claims = inputs["claims"]
     by_number, notes = numbered(prediction.verdicts, "claim_number", len(claims))
     verdicts = [
-        base.ClaimVerdict(claim=claims[i], supported=bool(item.supported), reason=item.reason or "")
+        v.ClaimVerdict(claim=claims[i], supported=bool(item.supported), reason=item.reason or "")
         for i, item in sorted(by_number.items())
     ]
     missing = [i + 1 for i in range(len(claims)) if i not in by_number]
@@ -201,7 +209,7 @@ def _read_context_verdicts(prediction: Any, inputs: Inputs) -> Reading:
         if clamped:
             notes.setdefault("clamped", []).append(f"context {i + 1}: {item.relevance_score}")
         verdicts.append(
-            base.ContextVerdict(index=i, relevant=bool(item.is_relevant), score=score / 100, reason=item.reasoning)
+            v.ContextVerdict(index=i, relevant=bool(item.is_relevant), score=score / 100, reason=item.reasoning)
         )
     missing = [i + 1 for i in range(len(contexts)) if i not in by_number]
     if missing:
@@ -228,7 +236,7 @@ def _read_rubric(prediction: Any, inputs: Inputs) -> Reading:
     score, clamped = clamp(score, 0.0, 1.0)
     if clamped:
         notes["clamped"] = prediction.score
-    return base.RubricScore(score=score, reason=prediction.reasoning or ""), notes, None
+    return v.RubricScore(score=score, reason=prediction.reasoning or ""), notes, None
 
 
 def _read_accuracy(prediction: Any, inputs: Inputs) -> Reading:
@@ -238,7 +246,7 @@ def _read_accuracy(prediction: Any, inputs: Inputs) -> Reading:
 
 def _read_reference(prediction: Any, inputs: Inputs) -> Reading:
     notes: dict[str, Any] = {}
-    value = base.ReferenceAssessment(
+    value = v.ReferenceAssessment(
         statements=read_statements(prediction.statements, len(inputs["contexts"]), notes),
         accuracy=read_geval(prediction, notes),
         label=read_label(prediction.classification, prediction.classification_reason),
@@ -254,13 +262,13 @@ def _read_everything(prediction: Any, inputs: Inputs) -> Reading:
         problem = None
     reference = None
     if sample.reference and sample.reference.strip():
-        reference = base.ReferenceAssessment(
+        reference = v.ReferenceAssessment(
             statements=read_statements(prediction.statements, len(sample.contexts), notes),
             accuracy=read_geval(prediction, notes),
             label=read_label(prediction.classification, ""),
         )
     questions = read_questions(prediction.questions, inputs["n"], notes)
-    return base.FullAssessment(trace=labels, reference=reference, questions=questions), notes, problem
+    return v.FullAssessment(trace=labels, reference=reference, questions=questions), notes, problem
 
 
 def _about_answer(sample: RagSample, n: int) -> dict[str, Any]:
@@ -319,7 +327,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="verify_claims",
         about="supported / not supported for every claim against the contexts (one call)",
         inputs=("claims", "contexts"),
-        verdict=list[base.ClaimVerdict],
+        verdict=list[v.ClaimVerdict],
         signature="ClaimVerification",
         module="ClaimVerificationJudge",
         prompt=lambda x: {"context": _contexts(x), "claims": render_numbered(x["claims"])},
@@ -335,7 +343,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         about="relevant / not relevant for every context (one call)",
         inputs=("question", "contexts", "reference"),
         defaults={"reference": None},
-        verdict=list[base.ContextVerdict],
+        verdict=list[v.ContextVerdict],
         signature="ContextRelevance",
         module="ContextRelevanceJudge",
         prompt=lambda x: {"question": x["question"], "reference": x["reference"] or "none", "contexts": _contexts(x)},
@@ -349,7 +357,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="attribute_reference",
         about="reference statements and whether each is attributable to the contexts (one call)",
         inputs=("question", "reference", "contexts"),
-        verdict=list[base.StatementVerdict],
+        verdict=list[v.StatementVerdict],
         signature="ReferenceAttribution",
         module="ReferenceAttributionJudge",
         prompt=lambda x: {"question": x["question"], "reference": x["reference"], "contexts": _contexts(x)},
@@ -378,7 +386,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="rate_answer_relevance",
         about="a direct 0-1 rubric score of how well the answer addresses the question",
         inputs=("question", "answer"),
-        verdict=base.RubricScore,
+        verdict=v.RubricScore,
         signature="AnswerRelevanceRubric",
         module="AnswerRelevanceRubricJudge",
         prompt=lambda x: {"question": x["question"], "answer": x["answer"]},
@@ -389,14 +397,14 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
     _against_reference(
         "factual_accuracy",
         "GEval correctness, completeness and consistency (0-100 each) against a reference",
-        base.FactualAccuracyVerdict,
+        v.FactualAccuracyVerdict,
         "FactualAccuracy",
         _read_accuracy,
     ),
     _against_reference(
         "classify_answer",
         "CORRECT or WRONG against a reference",
-        base.AnswerLabel,
+        v.AnswerLabel,
         "AnswerClassification",
         lambda p, x: (read_label(p.classification, p.reason), {}, None),
     ),
@@ -404,7 +412,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         name="assess_reference",
         about="in one call: reference statements with attribution, GEval criteria, CORRECT/WRONG",
         inputs=("question", "answer", "reference", "contexts"),
-        verdict=base.ReferenceAssessment,
+        verdict=v.ReferenceAssessment,
         signature="ReferenceComparison",
         module="ReferenceComparisonJudge",
         prompt=lambda x: {
@@ -423,7 +431,7 @@ _BUILT_IN: tuple[Declaration[Any], ...] = (
         about="in one call: TRACe labels, reference statements, GEval criteria, CORRECT/WRONG, questions",
         inputs=("sample", "n"),
         defaults={"n": 3},
-        verdict=base.FullAssessment,
+        verdict=v.FullAssessment,
         signature="CompleteAssessment",
         module="CompleteAssessmentJudge",
         prompt=lambda x: {**trace_inputs(x["sample"]), "reference": x["sample"].reference or "none", "n": x["n"]},
@@ -477,12 +485,12 @@ def _read_criteria(definition: CriteriaDefinition) -> Callable[[Any, Inputs], Re
             levels = ", ".join(f"{x:g}" for x in definition.levels)
             return None, {}, f"the score {prediction.score!r} is not one of the rubric's ({levels})"
         reason = str(prediction.reason or "").strip()
-        return base.CriteriaScore(level=level, score=definition.score_of(level), reason=reason), {}, None
+        return v.CriteriaScore(level=level, score=definition.score_of(level), reason=reason), {}, None
 
     return read
 
 
-def criteria_declaration(definition: CriteriaDefinition) -> Declaration[base.CriteriaScore]:
+def criteria_declaration(definition: CriteriaDefinition) -> Declaration[v.CriteriaScore]:
     """A criteria metric's judgement, declared from its definition: one call on the fields it uses.
 
     Example:
@@ -495,7 +503,7 @@ def criteria_declaration(definition: CriteriaDefinition) -> Declaration[base.Cri
         name=definition.judgement,
         about=f"the criteria metric {definition.name!r}: a rubric level for {definition.criteria!r}",
         inputs=("sample",),
-        verdict=base.CriteriaScore,
+        verdict=v.CriteriaScore,
         signature=None,
         module="CriteriaJudge",
         prompt=lambda x: criteria_inputs(definition, x["sample"]),
@@ -514,8 +522,6 @@ def declaration_of(judgement: str) -> Declaration[Any] | None:
     """
     if judgement in DECLARATIONS:
         return DECLARATIONS[judgement]
-    from rageval_lc.judges.base import CRITERIA_DEFINITIONS
-
     prefix = CRITERIA + ":"
     if judgement.startswith(prefix) and judgement[len(prefix) :] in CRITERIA_DEFINITIONS:
         return criteria_declaration(CRITERIA_DEFINITIONS[judgement[len(prefix) :]])

@@ -19,8 +19,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from rageval_lc.judges.base import AnswerLabel, CriteriaDefinition, FactualAccuracyVerdict, StatementVerdict
 from rageval_lc.judges.checks import trace_problem
+from rageval_lc.judges.verdicts import AnswerLabel, CriteriaDefinition, FactualAccuracyVerdict, StatementVerdict
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
 

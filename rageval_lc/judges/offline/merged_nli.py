@@ -95,7 +95,7 @@ def peft_model(adapter: Path) -> tuple[Any, Any]:
 
         msg = "The offline NLI model needs peft: `pip install peft`."
         raise MissingDependencyError(msg) from exc
-    from rageval_lc.judges.offline.nli import build_base
+    from rageval_lc.judges.offline.nli_base import build_base
 
     tokenizer, base = build_base()
     return tokenizer, PeftModel.from_pretrained(base.float(), str(adapter)).merge_and_unload()

@@ -22,12 +22,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rageval_lc.errors import MissingDependencyError
+from rageval_lc.judges.offline.nli_base import LABELS, build_base
 from rageval_lc.judges.portable import Portable
 
 __all__ = ["LABELS", "LORA_TARGETS", "MAX_LENGTH", "NliModel", "build_base", "shipped_adapter_path"]
 
-LABELS = ("entailment", "neutral", "contradiction")
 MAX_LENGTH = 160  # premise truncated first; a response sentence and a short document window fit
 _PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 LORA_TARGETS = ["query", "key", "value", "output.dense", "intermediate.dense"]
@@ -36,30 +35,6 @@ LORA_TARGETS = ["query", "key", "value", "output.dense", "intermediate.dense"]
 def shipped_adapter_path() -> Path:
     """The folder of the adapter shipped with the package."""
     return Path(str(files("rageval_lc.judges.offline").joinpath("nli")))
-
-
-def build_base(model_path: str | Path | None = None) -> tuple[Any, Any]:
-    """The tokenizer and a 3-way sequence classifier over the base MiniLM weights (head untrained).
-
-    Raises:
-        MissingDependencyError: If transformers (or the packaged model) is missing.
-    """
-    from rageval_lc.judges.offline.encoder import default_model_path
-
-    try:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    except ImportError as exc:  # pragma: no cover - sentence-transformers brings transformers
-        msg = "The offline NLI model needs transformers: `pip install sentence-transformers`."
-        raise MissingDependencyError(msg) from exc
-    path = str(model_path or default_model_path())
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        path,
-        num_labels=len(LABELS),
-        id2label=dict(enumerate(LABELS)),
-        label2id={label: i for i, label in enumerate(LABELS)},
-    )
-    return tokenizer, model
 
 
 class NliModel(Portable):
