@@ -9,16 +9,24 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import count, error, judge_from_args, judge_options, missing, progress_bar
+from rageval_lc.cli.common import (
+    count,
+    error,
+    input_argument,
+    json_option,
+    judge_from_args,
+    judge_options,
+    missing,
+    progress_bar,
+    progress_option,
+    trace_mode_option,
+)
 from rageval_lc.files import raw_lines
 
 
 def add_parser(commands: Any) -> None:
-    from rageval_lc.metrics.trace import TRACE_MODES
-
     agreement = commands.add_parser(
         "agreement",
         help="measure a judge against the labels in the rows",
@@ -26,10 +34,10 @@ def add_parser(commands: Any) -> None:
         "per sub-dataset and pooled, hallucination AUROC and relevance/utilization/completeness RMSE, next to "
         "the other judges' columns the rows carry (RAGBench's convention).",
     )
-    agreement.add_argument("input", type=Path, help="input JSONL file")
-    agreement.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
-    agreement.add_argument("--json", action="store_true", help="print the figures as JSON")
-    agreement.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    input_argument(agreement)
+    trace_mode_option(agreement)
+    json_option(agreement)
+    progress_option(agreement)
     judge_options(agreement)
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import api_key_env, error, server_options, unusable, write_page
+from rageval_lc.cli.common import api_key_env, error, json_option, server_options, unusable, write_page
 
 
 def add_parser(commands: Any) -> None:
@@ -60,7 +60,7 @@ def add_parser(commands: Any) -> None:
     align.add_argument(
         "--force", action="store_true", help="write the judge even if it is worse on held-out rows or not shown better"
     )
-    align.add_argument("--json", action="store_true", help="print the report as JSON")
+    json_option(align, "the report")
     align.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
     align.add_argument(
         "--checkpoint",

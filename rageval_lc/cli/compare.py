@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import check_bootstrap, error, interval_options, unusable, write_page
+from rageval_lc.cli.common import check_bootstrap, error, interval_options, json_option, unusable, write_page
 
 
 def add_parser(commands: Any) -> None:
@@ -23,7 +23,7 @@ def add_parser(commands: Any) -> None:
     compare.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
     compare.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
     compare.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
-    compare.add_argument("--json", action="store_true", help="print the figures as JSON")
+    json_option(compare)
     compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
     compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
     interval_options(compare, also="also the permutation test's random sign flips")

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import check_bootstrap, count, error, interval_options, missing, result_rows
+from rageval_lc.cli.common import (
+    check_bootstrap,
+    count,
+    error,
+    interval_options,
+    missing,
+    result_rows,
+    results_argument,
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -20,7 +27,7 @@ def add_parser(commands: Any) -> None:
         "over ok rows must reach its value, each --max score's mean must not exceed it, and at most "
         "--max-error-rate of the rows may have an error score. Exit 1 with a table of what fell short, else 0.",
     )
-    gate.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
+    results_argument(gate)
     gate.add_argument(
         "--min", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be >= VALUE"
     )

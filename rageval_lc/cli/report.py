@@ -13,6 +13,7 @@ from rageval_lc.cli.common import (
     error,
     interval_options,
     result_rows,
+    results_argument,
     stderr,
     unusable,
     write_page,
@@ -26,7 +27,7 @@ def add_parser(commands: Any) -> None:
         description="Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html "
         "write one self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures).",
     )
-    report.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
+    results_argument(report)
     report.add_argument("--html", type=Path, help="write the HTML report here")
     report.add_argument("--title", help="the report's title (default: the file name)")
     report.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import cannot_write, error, unusable
+from rageval_lc.cli.common import cannot_write, error, input_argument, progress_option, unusable
 from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, write_atomic
 
 
@@ -23,7 +23,7 @@ def add_parser(commands: Any) -> None:
         description="Score rows with prediction, answer, task, noise_ratio, optional counterfactual_answer and "
         "id; print one JSON summary per task and noise ratio.",
     )
-    score.add_argument("input", type=Path, help="input JSONL file")
+    input_argument(score)
     score.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
     score.add_argument("--out", type=Path, help="write one judgement per input row here")
     run = rgb_commands.add_parser(
@@ -44,7 +44,7 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--limit", type=int, help="only the first N records")
     run.add_argument("--model-name", default="", help="recorded in the results")
     run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
-    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    progress_option(run)
 
 
 def handle(args: argparse.Namespace) -> int:

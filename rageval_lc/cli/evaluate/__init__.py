@@ -16,9 +16,12 @@ from rageval_lc.cli.common import (
     cannot_write,
     check_bootstrap,
     error,
+    input_argument,
     interval_options,
     judge_from_args,
     judge_options,
+    progress_option,
+    trace_mode_option,
     unusable,
 )
 from rageval_lc.errors import MissingDependencyError
@@ -26,7 +29,6 @@ from rageval_lc.files import LockedOutput, OutputInUseError, raw_lines
 
 
 def add_parser(commands: Any) -> None:
-    from rageval_lc.metrics.trace import TRACE_MODES
     from rageval_lc.scoring.judgements import SCORING_MODES
     from rageval_lc.scoring.registry import REGISTRY
 
@@ -36,7 +38,7 @@ def add_parser(commands: Any) -> None:
         description="Score each row of a JSONL file (RAGBench rows or generic rows with id, question, "
         "contexts, response, optional reference and labels) and write one JSON line per row.",
     )
-    evaluate.add_argument("input", type=Path, help="input JSONL file")
+    input_argument(evaluate)
     evaluate.add_argument(
         "--metrics", default="trace", help=f"comma-separated metrics (known: {', '.join(sorted(REGISTRY))})"
     )
@@ -48,7 +50,7 @@ def add_parser(commands: Any) -> None:
         help="import a Python file or module that registers metrics of your own (criteria_metric, "
         "register_metric) before --metrics is read; repeatable",
     )
-    evaluate.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
+    trace_mode_option(evaluate)
     evaluate.add_argument(
         "--scoring-mode",
         default="shared",
@@ -95,12 +97,7 @@ def add_parser(commands: Any) -> None:
     )
     judge_options(evaluate)
     interval_options(evaluate)
-    evaluate.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress bar on stderr (default: when stderr is a terminal)",
-    )
+    progress_option(evaluate, help="show a progress bar on stderr (default: when stderr is a terminal)")
 
 
 def handle(args: argparse.Namespace) -> int:
