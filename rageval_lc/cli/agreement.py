@@ -11,18 +11,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 
-from rageval_lc.cli.common import (
-    count,
-    error,
-    input_argument,
-    json_option,
-    judge_from_args,
-    judge_options,
-    missing,
-    progress_bar,
-    progress_option,
-    trace_mode_option,
-)
+from rageval_lc.cli import common
 from rageval_lc.files import raw_lines
 
 
@@ -34,25 +23,25 @@ def add_parser(commands: Any) -> None:
         "per sub-dataset and pooled, hallucination AUROC and relevance/utilization/completeness RMSE, next to "
         "the other judges' columns the rows carry (RAGBench's convention).",
     )
-    input_argument(agreement)
-    trace_mode_option(agreement)
-    json_option(agreement)
-    progress_option(agreement)
-    judge_options(agreement)
+    common.input_argument(agreement)
+    common.trace_mode_option(agreement)
+    common.json_option(agreement)
+    common.progress_option(agreement)
+    common.judge_options(agreement)
 
 
 def handle(args: argparse.Namespace) -> int:
     """Score the labelled rows with the judge and print the agreement figures."""
     from rageval_lc.runs.agreement import agreement_run, format_agreement
 
-    if missing(args.input, "input"):
+    if common.missing(args.input, "input"):
         return 2
     try:
-        judge = judge_from_args(args)
+        judge = common.judge_from_args(args)
     except (ValueError, TypeError) as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     with ExitStack() as stack:
-        progress = progress_bar(args, stack)
+        progress = common.progress_bar(args, stack)
 
         def source() -> Iterator[bytes]:  # rows are scored as they are read: the bar follows the reading
             for _, line in raw_lines(args.input):
@@ -70,7 +59,7 @@ def handle(args: argparse.Namespace) -> int:
     for line, reason in run.failed[:20]:
         print(f"rageval: line {line} failed: {reason}", file=sys.stderr)
     if run.failed:
-        failed = count(len(run.failed), "row")
+        failed = common.count(len(run.failed), "row")
         print(f"rageval: {failed} failed; exit status 1 (the judge's figures leave them out).", file=sys.stderr)
         return 1
     return 0

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import api_key_env, error, json_option, server_options, unusable, write_page
+from rageval_lc.cli import common
 
 
 def add_parser(commands: Any) -> None:
@@ -36,7 +36,7 @@ def add_parser(commands: Any) -> None:
         default="local",
         help=" | ".join(form for form in JUDGE_FORMS if form != "labels") + " (default: local)",
     )
-    server_options(align)
+    common.server_options(align)
     align.add_argument(
         "--optimizer",
         choices=("labeled", "bootstrap"),
@@ -60,7 +60,7 @@ def add_parser(commands: Any) -> None:
     align.add_argument(
         "--force", action="store_true", help="write the judge even if it is worse on held-out rows or not shown better"
     )
-    json_option(align, "the report")
+    common.json_option(align, "the report")
     align.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
     align.add_argument(
         "--checkpoint",
@@ -77,20 +77,24 @@ def handle(args: argparse.Namespace) -> int:
     from rageval_lc.runs.align import align_judge
 
     if not args.judge.startswith(("local", "dspy:")):
-        return error(f"rageval align aligns the offline judge (local, local:FILE) or dspy:<model>; got {args.judge!r}.")
+        return common.error(
+            f"rageval align aligns the offline judge (local, local:FILE) or dspy:<model>; got {args.judge!r}."
+        )
     if not 0 < args.held_out < 1:
-        return error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
+        return common.error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
     if args.dry_run and not args.judge.startswith("dspy:"):
-        return error("--dry-run counts an LLM judge's model calls; the offline judge (local) makes none.")
+        return common.error("--dry-run counts an LLM judge's model calls; the offline judge (local) makes none.")
     if args.checkpoint is not None and not args.judge.startswith("dspy:"):
-        return error("--checkpoint resumes an LLM judge's compile; the offline judge's refit is quick to run again.")
+        return common.error(
+            "--checkpoint resumes an LLM judge's compile; the offline judge's refit is quick to run again."
+        )
     for target, option in ((args.out, "--out"), (args.html, "--html")):
-        if unusable(args.labelled, "labelled", target, option, "it"):
+        if common.unusable(args.labelled, "labelled", target, option, "it"):
             return 2
     try:
         judge: Any = args.judge
         if judge.startswith("dspy:"):
-            judge = make_judge(judge, api_base=args.api_base, api_key_env=api_key_env(args))
+            judge = make_judge(judge, api_base=args.api_base, api_key_env=common.api_key_env(args))
         report = align_judge(
             args.labelled,
             judge,
@@ -107,12 +111,12 @@ def handle(args: argparse.Namespace) -> int:
             checkpoint=args.checkpoint,
         )
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     print(json.dumps(report.to_dict(), indent=1) if args.json else report.table(), flush=True)
     if args.html is not None:
         from rageval_lc.reports.align_html import render_align_html
 
-        if write_page(args.html, render_align_html(report, title=args.labelled.name), "HTML report"):
+        if common.write_page(args.html, render_align_html(report, title=args.labelled.name), "HTML report"):
             return 2
     if args.out is not None and report.written is None and not args.dry_run:
         print(f"Not written: {report.refusal}; --force writes it anyway.", file=sys.stderr)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import check_bootstrap, error, interval_options, json_option, unusable, write_page
+from rageval_lc.cli import common
 
 
 def add_parser(commands: Any) -> None:
@@ -23,10 +23,10 @@ def add_parser(commands: Any) -> None:
     compare.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
     compare.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
     compare.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
-    json_option(compare)
+    common.json_option(compare)
     compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
     compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
-    interval_options(compare, also="also the permutation test's random sign flips")
+    common.interval_options(compare, also="also the permutation test's random sign flips")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -34,17 +34,17 @@ def handle(args: argparse.Namespace) -> int:
     from rageval_lc.reports.compare import compare, format_comparison
 
     for path, what in ((args.run_a, "run A"), (args.run_b, "run B")):
-        if unusable(path, what, args.html, "--html", "the page"):
+        if common.unusable(path, what, args.html, "--html", "the page"):
             return 2
     try:
-        check_bootstrap(args, least=1)
+        common.check_bootstrap(args, least=1)
         if not 0 <= args.top <= 50:
             raise ValueError(f"--top must be between 0 and 50. Got {args.top}.")
         result = compare(args.run_a, args.run_b, by=args.by, n_resamples=args.bootstrap, seed=args.seed)
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     except OSError as exc:
-        return error(f"cannot read {exc.filename or 'a run'}: {exc.strerror or exc}")
+        return common.error(f"cannot read {exc.filename or 'a run'}: {exc.strerror or exc}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
     else:
@@ -53,5 +53,5 @@ def handle(args: argparse.Namespace) -> int:
         from rageval_lc.reports.compare_html import render_compare_html
 
         page = render_compare_html(result, names=(args.run_a.name, args.run_b.name), top=args.top)
-        return write_page(args.html, page, "HTML comparison")
+        return common.write_page(args.html, page, "HTML comparison")
     return 0

@@ -8,15 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from rageval_lc.cli.common import (
-    check_bootstrap,
-    count,
-    error,
-    interval_options,
-    missing,
-    result_rows,
-    results_argument,
-)
+from rageval_lc.cli import common
 
 
 def add_parser(commands: Any) -> None:
@@ -27,7 +19,7 @@ def add_parser(commands: Any) -> None:
         "over ok rows must reach its value, each --max score's mean must not exceed it, and at most "
         "--max-error-rate of the rows may have an error score. Exit 1 with a table of what fell short, else 0.",
     )
-    results_argument(gate)
+    common.results_argument(gate)
     gate.add_argument(
         "--min", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be >= VALUE"
     )
@@ -45,7 +37,7 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="the bootstrap 95%% CI's lower bound (--min; upper bound for --max) must clear the threshold",
     )
-    interval_options(gate, also="for the CI the table shows and --confident reads")
+    common.interval_options(gate, also="for the CI the table shows and --confident reads")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -55,13 +47,13 @@ def handle(args: argparse.Namespace) -> int:
     try:
         thresholds = [parse_threshold(t, "min") for t in args.min] + [parse_threshold(t, "max") for t in args.max]
         max_error_rate = parse_rate(args.max_error_rate)
-        check_bootstrap(args, least=1)
+        common.check_bootstrap(args, least=1)
     except ValueError as exc:
-        return error(str(exc))
-    if missing(args.results, "results"):
+        return common.error(str(exc))
+    if common.missing(args.results, "results"):
         return 2
     try:
-        rows, unreadable = result_rows(args.results)  # a torn or foreign line counts as a row with an error
+        rows, unreadable = common.result_rows(args.results)  # a torn or foreign line counts as a row with an error
         report = check_gate(
             rows,
             thresholds,
@@ -72,12 +64,12 @@ def handle(args: argparse.Namespace) -> int:
             unreadable=unreadable,
         )
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     shown = report.checks if report.passed else report.failed
     print(format_gate(shown, confidence=report.confidence))
     total = len(report.checks)
     if report.passed:
-        print(f"rageval gate: {'all ' if total > 1 else ''}{count(total, 'check')} passed.", file=sys.stderr)
+        print(f"rageval gate: {'all ' if total > 1 else ''}{common.count(total, 'check')} passed.", file=sys.stderr)
         return 0
     short = len(report.failed)
     print(f"rageval gate: {short} of {total} checks fell short; exit status 1.", file=sys.stderr)

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import cannot_write, error, input_argument, progress_option, unusable
+from rageval_lc.cli import common
 from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, write_atomic
 
 
@@ -23,7 +23,7 @@ def add_parser(commands: Any) -> None:
         description="Score rows with prediction, answer, task, noise_ratio, optional counterfactual_answer and "
         "id; print one JSON summary per task and noise ratio.",
     )
-    input_argument(score)
+    common.input_argument(score)
     score.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
     score.add_argument("--out", type=Path, help="write one judgement per input row here")
     run = rgb_commands.add_parser(
@@ -44,7 +44,7 @@ def add_parser(commands: Any) -> None:
     run.add_argument("--limit", type=int, help="only the first N records")
     run.add_argument("--model-name", default="", help="recorded in the results")
     run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
-    progress_option(run)
+    common.progress_option(run)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -55,7 +55,7 @@ def handle(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from rageval_lc.metrics.rgb import RgbRow, score_rgb
 
-    if unusable(args.input, "input", args.out, "--out", "the judgements"):
+    if common.unusable(args.input, "input", args.out, "--out", "the judgements"):
         return 2
     rows = []
     for line_no, data in json_rows(args.input):
@@ -64,16 +64,16 @@ def _score(args: argparse.Namespace) -> int:
                 raise data
             rows.append(RgbRow.from_dict(data))
         except (ValueError, TypeError, KeyError) as exc:
-            return error(f"{args.input}:{line_no}: {exc}")
+            return common.error(f"{args.input}:{line_no}: {exc}")
     try:
         results, judgements = score_rgb(rows, mode=args.mode)
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     if args.out:
         try:
             write_atomic(args.out, "".join(jsonl_line(judgement.to_dict()) for judgement in judgements))
         except OSError as exc:
-            return cannot_write(args.out, exc)
+            return common.cannot_write(args.out, exc)
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     return 0
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     from rageval_lc.datasets.rgb import load_rgb
     from rageval_lc.runs.rgb import run_rgb
 
-    if unusable(args.data, "RGB", args.out, "--out", "the results"):
+    if common.unusable(args.data, "RGB", args.out, "--out", "the results"):
         return 2
     module_name, _, attribute = args.system.partition(":")
     try:
@@ -95,13 +95,13 @@ def _run(args: argparse.Namespace) -> int:
         ratios = [float(r) for r in args.noise_ratios.split(",")] if args.noise_ratios else None
         records = load_rgb(args.data)[: args.limit] if args.limit else load_rgb(args.data)
     except (ImportError, AttributeError, ValueError) as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     try:
         out = LockedOutput(args.out) if args.out else None
     except OutputInUseError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     except OSError as exc:
-        return cannot_write(args.out, exc)
+        return common.cannot_write(args.out, exc)
     with ExitStack() as stack:
         if out is not None:
             stack.enter_context(out)

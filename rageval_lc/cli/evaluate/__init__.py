@@ -12,18 +12,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import (
-    cannot_write,
-    check_bootstrap,
-    error,
-    input_argument,
-    interval_options,
-    judge_from_args,
-    judge_options,
-    progress_option,
-    trace_mode_option,
-    unusable,
-)
+from rageval_lc.cli import common
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.files import LockedOutput, OutputInUseError, raw_lines
 
@@ -38,7 +27,7 @@ def add_parser(commands: Any) -> None:
         description="Score each row of a JSONL file (RAGBench rows or generic rows with id, question, "
         "contexts, response, optional reference and labels) and write one JSON line per row.",
     )
-    input_argument(evaluate)
+    common.input_argument(evaluate)
     evaluate.add_argument(
         "--metrics", default="trace", help=f"comma-separated metrics (known: {', '.join(sorted(REGISTRY))})"
     )
@@ -50,7 +39,7 @@ def add_parser(commands: Any) -> None:
         help="import a Python file or module that registers metrics of your own (criteria_metric, "
         "register_metric) before --metrics is read; repeatable",
     )
-    trace_mode_option(evaluate)
+    common.trace_mode_option(evaluate)
     evaluate.add_argument(
         "--scoring-mode",
         default="shared",
@@ -95,14 +84,14 @@ def add_parser(commands: Any) -> None:
     evaluate.add_argument(
         "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
     )
-    judge_options(evaluate)
-    interval_options(evaluate)
-    progress_option(evaluate, help="show a progress bar on stderr (default: when stderr is a terminal)")
+    common.judge_options(evaluate)
+    common.interval_options(evaluate)
+    common.progress_option(evaluate, help="show a progress bar on stderr (default: when stderr is a terminal)")
 
 
 def handle(args: argparse.Namespace) -> int:
     """Check the options, then score the input into ``--out`` (or standard output), or plan the calls only."""
-    if unusable(args.input, "input", args.out, "--out", "the results"):
+    if common.unusable(args.input, "input", args.out, "--out", "the results"):
         return 2
     try:
         from rageval_lc.scoring.custom import load_metrics
@@ -113,7 +102,7 @@ def handle(args: argparse.Namespace) -> int:
         specs = parse_metrics(args.metrics)  # once for the whole run
         if not args.relevance_normalizer > 0:
             raise ValueError(f"--relevance-normalizer must be > 0. Got {args.relevance_normalizer}.")
-        judge = judge_from_args(args)
+        judge = common.judge_from_args(args)
         if args.resume and args.out is None:
             raise ValueError("--resume needs --out (the file to resume).")
         if args.concurrency < 1:
@@ -126,14 +115,14 @@ def handle(args: argparse.Namespace) -> int:
             raise ValueError(f"--gpus-per-worker must be >= 0. Got {args.gpus_per_worker}.")
         if args.rpm is not None and args.rpm <= 0:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
-        check_bootstrap(args)
+        common.check_bootstrap(args)
         if args.engine == "ray" and not args.dry_run:
             from rageval_lc.runs.ray_engine import check_address, require_ray
 
             require_ray()  # before the output is opened: Ray missing is one line, nothing written
             check_address(args.ray_address)  # Ray itself would retry an unreachable head for minutes
     except (ValueError, TypeError, MissingDependencyError, ConnectionError) as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     if args.dry_run:
         return _dry_run(args, judge)
     from rageval_lc.cli.evaluate.loop import run_evaluation
@@ -145,9 +134,9 @@ def handle(args: argparse.Namespace) -> int:
     try:
         output = LockedOutput(args.out, append=args.resume) if args.out is not None else None
     except OutputInUseError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     except OSError as exc:
-        return cannot_write(args.out, exc)
+        return common.cannot_write(args.out, exc)
     with output if output is not None else ExitStack():
         return run_evaluation(args, judge, specs, output)
 
@@ -164,7 +153,7 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     try:
         plans = plan_calls(samples, args.metrics, judge, scoring_mode=args.scoring_mode)
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     rows = [[p.judgement, ", ".join(p.metrics), p.calls_per_sample, p.samples, p.calls, p.prompt_tokens] for p in plans]
     print(f"Dry run with judge {judge.name}, scoring mode {args.scoring_mode}: no model was called.\n")
     print(format_table(["judgement", "metrics", "calls/sample", "samples", "calls", "est. prompt tokens"], rows))
