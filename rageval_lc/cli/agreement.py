@@ -9,25 +9,22 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
-from typing import Any
 
 from rageval_lc.cli import common
 from rageval_lc.files import raw_lines
 
+HELP = "measure a judge against the labels in the rows"
+DESCRIPTION = """Score labelled rows (RAGBench rows, or generic rows with 'labels') with a judge and print, per
+sub-dataset and pooled, hallucination AUROC and relevance/utilization/completeness RMSE, next to the other judges'
+columns the rows carry (RAGBench's convention)."""
 
-def add_parser(commands: Any) -> None:
-    agreement = commands.add_parser(
-        "agreement",
-        help="measure a judge against the labels in the rows",
-        description="Score labelled rows (RAGBench rows, or generic rows with 'labels') with a judge and print, "
-        "per sub-dataset and pooled, hallucination AUROC and relevance/utilization/completeness RMSE, next to "
-        "the other judges' columns the rows carry (RAGBench's convention).",
-    )
-    common.input_argument(agreement)
-    common.trace_mode_option(agreement)
-    common.json_option(agreement)
-    common.progress_option(agreement)
-    common.judge_options(agreement)
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.input_argument(parser)
+    common.trace_mode_option(parser)
+    common.json_option(parser)
+    common.progress_option(parser)
+    common.judge_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:

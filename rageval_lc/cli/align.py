@@ -12,63 +12,61 @@ from typing import Any
 
 from rageval_lc.cli import common
 
+HELP = "fit the offline judge to your labelled rows; measure it before and after on held-out rows"
+DESCRIPTION = """Split the labelled rows by question (--held-out of them, seeded), refit the offline judge's models
+on the rest, shrunk toward its current parameters, and print each held-out figure before and after with its
+paired-bootstrap 95% interval. --out writes the aligned judge (use it as --judge local:FILE) unless it is worse on
+held-out rows, or they are too few to show that its verdicts are not (exit 1; the report says what rows to add;
+--force writes it anyway)."""
 
-def add_parser(commands: Any) -> None:
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     from rageval_lc.judges.factory import JUDGE_FORMS
 
-    align = commands.add_parser(
-        "align",
-        help="fit the offline judge to your labelled rows; measure it before and after on held-out rows",
-        description="Split the labelled rows by question (--held-out of them, seeded), refit the offline judge's "
-        "models on the rest, shrunk toward its current parameters, and print each held-out figure before and "
-        "after with its paired-bootstrap 95% interval. --out writes the aligned judge (use it as --judge "
-        "local:FILE) unless it is worse on held-out rows, or they are too few to show that its verdicts are not "
-        "(exit 1; the report says what rows to add; --force writes it anyway).",
-    )
-    align.add_argument(
+    parser.add_argument(
         "labelled",
         type=Path,
         help="labelled rows (JSONL): RAGBench labels, sentence_verdicts, "
         "faithful / human_scores, or LangSmith runs with feedback",
     )
-    align.add_argument(
+    parser.add_argument(
         "--judge",
         default="local",
         help=" | ".join(form for form in JUDGE_FORMS if form != "labels") + " (default: local)",
     )
-    common.server_options(align)
-    align.add_argument(
+    common.server_options(parser)
+    parser.add_argument(
         "--optimizer",
         choices=("labeled", "bootstrap"),
         default="labeled",
         help="a dspy: judge's compile: labeled (LabeledFewShot, no model call; default) or bootstrap",
     )
-    align.add_argument(
+    parser.add_argument(
         "--scoring-mode", choices=("shared", "separate"), default="shared", help="a dspy: judge's scoring mode"
     )
-    align.add_argument("--dry-run", action="store_true", help="a dspy: judge: plan the model calls, call nothing")
-    align.add_argument("--metrics", default="trace", help="metrics to align, comma-separated (default: trace, all)")
-    align.add_argument("--out", type=Path, help="write the aligned judge (JSON) here")
-    align.add_argument("--held-out", type=float, default=0.3, help="share of rows held out (default 0.3)")
-    align.add_argument(
+    parser.add_argument("--dry-run", action="store_true", help="a dspy: judge: plan the model calls, call nothing")
+    parser.add_argument("--metrics", default="trace", help="metrics to align, comma-separated (default: trace, all)")
+    parser.add_argument("--out", type=Path, help="write the aligned judge (JSON) here")
+    parser.add_argument("--held-out", type=float, default=0.3, help="share of rows held out (default 0.3)")
+    parser.add_argument(
         "--tolerance",
         type=float,
         default=0.01,
         help="worse: a figure's whole 95%% interval, or the figures' summed change, below -TOLERANCE; not shown "
         "better: a verdict figure's interval reaching below -TOLERANCE (default 0.01)",
     )
-    align.add_argument(
+    parser.add_argument(
         "--force", action="store_true", help="write the judge even if it is worse on held-out rows or not shown better"
     )
-    common.json_option(align, "the report")
-    align.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
-    align.add_argument(
+    common.json_option(parser, "the report")
+    parser.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
+    parser.add_argument(
         "--checkpoint",
         type=Path,
         help="a dspy: judge: keep compiled modules and the held-out check's answers here, so a stopped run resumes "
         "(default: OUT.partial, removed when the run ends)",
     )
-    align.add_argument("--seed", type=int, default=0, help="the split's and the bootstrap's seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="the split's and the bootstrap's seed (default 0)")
 
 
 def handle(args: argparse.Namespace) -> int:

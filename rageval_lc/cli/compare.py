@@ -6,27 +6,23 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from rageval_lc.cli import common
 
+HELP = "compare two runs row by row: differences, 95%% intervals, p-values"
+DESCRIPTION = """Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, the
+mean difference B - A over the rows ok in both, its paired-bootstrap 95% interval, the paired permutation p-value and
+win/tie/loss counts; --html writes a page with a forest plot and the rows that changed most."""
 
-def add_parser(commands: Any) -> None:
-    compare = commands.add_parser(
-        "compare",
-        help="compare two runs row by row: differences, 95%% intervals, p-values",
-        description="Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, "
-        "the mean difference B - A over the rows ok in both, its paired-bootstrap 95% interval, the paired "
-        "permutation p-value and win/tie/loss counts; --html writes a page with a forest plot and the rows that "
-        "changed most.",
-    )
-    compare.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
-    compare.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
-    compare.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
-    common.json_option(compare)
-    compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
-    compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
-    common.interval_options(compare, also="also the permutation test's random sign flips")
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
+    parser.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
+    parser.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
+    common.json_option(parser)
+    parser.add_argument("--html", type=Path, help="write a self-contained HTML page here")
+    parser.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
+    common.interval_options(parser, also="also the permutation test's random sign flips")
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -6,38 +6,35 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from rageval_lc.cli import common
 
+HELP = "exit 1 when a results file falls short of thresholds (a CI gate)"
+DESCRIPTION = """Check the results of `rageval evaluate --out` against thresholds: each --min score's mean over ok
+rows must reach its value, each --max score's mean must not exceed it, and at most --max-error-rate of the rows may
+have an error score. Exit 1 with a table of what fell short, else 0."""
 
-def add_parser(commands: Any) -> None:
-    gate = commands.add_parser(
-        "gate",
-        help="exit 1 when a results file falls short of thresholds (a CI gate)",
-        description="Check the results of `rageval evaluate --out` against thresholds: each --min score's mean "
-        "over ok rows must reach its value, each --max score's mean must not exceed it, and at most "
-        "--max-error-rate of the rows may have an error score. Exit 1 with a table of what fell short, else 0.",
-    )
-    common.results_argument(gate)
-    gate.add_argument(
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.results_argument(parser)
+    parser.add_argument(
         "--min", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be >= VALUE"
     )
-    gate.add_argument(
+    parser.add_argument(
         "--max", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be <= VALUE"
     )
-    gate.add_argument(
+    parser.add_argument(
         "--max-error-rate",
         default="0",
         metavar="RATE",
         help="largest share of rows with an error score (unreadable lines count) that passes (default 0)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--confident",
         action="store_true",
         help="the bootstrap 95%% CI's lower bound (--min; upper bound for --max) must clear the threshold",
     )
-    common.interval_options(gate, also="for the CI the table shows and --confident reads")
+    common.interval_options(parser, also="for the CI the table shows and --confident reads")
 
 
 def handle(args: argparse.Namespace) -> int:

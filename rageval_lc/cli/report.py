@@ -5,36 +5,33 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from rageval_lc.cli import common
 
+HELP = "summarise a results file; --html writes a self-contained report"
+DESCRIPTION = """Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html write one
+self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures)."""
 
-def add_parser(commands: Any) -> None:
-    report = commands.add_parser(
-        "report",
-        help="summarise a results file; --html writes a self-contained report",
-        description="Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html "
-        "write one self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures).",
-    )
-    common.results_argument(report)
-    report.add_argument("--html", type=Path, help="write the HTML report here")
-    report.add_argument("--title", help="the report's title (default: the file name)")
-    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")
-    report.add_argument(
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.results_argument(parser)
+    parser.add_argument("--html", type=Path, help="write the HTML report here")
+    parser.add_argument("--title", help="the report's title (default: the file name)")
+    parser.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")
+    parser.add_argument(
         "--worst-by",
         action="append",
         metavar="SCORE",
         help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each "
         "but where the lists before it already hold all its rows)",
     )
-    report.add_argument(
+    parser.add_argument(
         "--input",
         type=Path,
         help="the input JSONL the results were scored from: the page shows each listed row's question and answer "
         "(rows matched by line and checked by input_sha256)",
     )
-    common.interval_options(report)
+    common.interval_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:

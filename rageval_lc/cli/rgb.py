@@ -13,10 +13,12 @@ from typing import Any
 from rageval_lc.cli import common
 from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, write_atomic
 
+HELP = "the RGB benchmark: score predictions, or run a system"
+DESCRIPTION = None
 
-def add_parser(commands: Any) -> None:
-    rgb = commands.add_parser("rgb", help="the RGB benchmark: score predictions, or run a system")
-    rgb_commands = rgb.add_subparsers(dest="rgb_command", required=True, metavar="RGB_COMMAND")
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    rgb_commands = parser.add_subparsers(dest="rgb_command", required=True, metavar="RGB_COMMAND")
     score = rgb_commands.add_parser(
         "score",
         help="score RGB predictions",
@@ -24,7 +26,7 @@ def add_parser(commands: Any) -> None:
         "id; print one JSON summary per task and noise ratio.",
     )
     common.input_argument(score)
-    score.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    mode_option(score)
     score.add_argument("--out", type=Path, help="write one judgement per input row here")
     run = rgb_commands.add_parser(
         "run",
@@ -40,11 +42,16 @@ def add_parser(commands: Any) -> None:
     )
     run.add_argument("--noise-ratios", help="comma-separated noise ratios (default per file kind)")
     run.add_argument("--no-rejection", action="store_true", help="skip the ratio-1 negative-rejection pass")
-    run.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    mode_option(run)
     run.add_argument("--limit", type=int, help="only the first N records")
     run.add_argument("--model-name", default="", help="recorded in the results")
     run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
     common.progress_option(run)
+
+
+def mode_option(parser: argparse.ArgumentParser) -> None:
+    """``--mode`` of both subcommands: RGB's official scoring rules, or lenient ones."""
+    parser.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -16,22 +16,20 @@ from rageval_lc.cli import common
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.files import LockedOutput, OutputInUseError, raw_lines
 
+HELP = "score a JSONL file of samples"
+DESCRIPTION = """Score each row of a JSONL file (RAGBench rows or generic rows with id, question, contexts, response,
+optional reference and labels) and write one JSON line per row."""
 
-def add_parser(commands: Any) -> None:
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     from rageval_lc.scoring.judgements import SCORING_MODES
     from rageval_lc.scoring.registry import REGISTRY
 
-    evaluate = commands.add_parser(
-        "evaluate",
-        help="score a JSONL file of samples",
-        description="Score each row of a JSONL file (RAGBench rows or generic rows with id, question, "
-        "contexts, response, optional reference and labels) and write one JSON line per row.",
-    )
-    common.input_argument(evaluate)
-    evaluate.add_argument(
+    common.input_argument(parser)
+    parser.add_argument(
         "--metrics", default="trace", help=f"comma-separated metrics (known: {', '.join(sorted(REGISTRY))})"
     )
-    evaluate.add_argument(
+    parser.add_argument(
         "--load",
         action="append",
         default=[],
@@ -39,54 +37,54 @@ def add_parser(commands: Any) -> None:
         help="import a Python file or module that registers metrics of your own (criteria_metric, "
         "register_metric) before --metrics is read; repeatable",
     )
-    common.trace_mode_option(evaluate)
-    evaluate.add_argument(
+    common.trace_mode_option(parser)
+    parser.add_argument(
         "--scoring-mode",
         default="shared",
         choices=SCORING_MODES,
         help="how judge calls are shared: shared (at most 3 per sample for every metric), fused (1), "
         "separate (one judgement per metric)",
     )
-    evaluate.add_argument(
+    parser.add_argument(
         "--relevance-normalizer", type=float, default=20.0, help="capstone mode's relevance denominator"
     )
-    evaluate.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
-    evaluate.add_argument(
+    parser.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
+    parser.add_argument(
         "--resume", action="store_true", help="keep the rows already in --out and score only the others"
     )
-    evaluate.add_argument("--concurrency", type=int, default=1, help="rows scored at once (threads, per worker)")
-    evaluate.add_argument(
+    parser.add_argument("--concurrency", type=int, default=1, help="rows scored at once (threads, per worker)")
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
         help="worker processes, each loading the judge once (every core for the offline judge; --rpm is "
         "shared out); with --engine ray, Ray actors. Rows are written in input order",
     )
-    evaluate.add_argument(
+    parser.add_argument(
         "--engine",
         default="local",
         choices=("local", "ray"),
         help="local (this machine) or ray (a Ray cluster; needs the ray extra: pip install 'rageval_lc[ray]')",
     )
-    evaluate.add_argument("--ray-address", help="the Ray cluster to join (default: start a local one)")
-    evaluate.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs each Ray actor reserves")
-    evaluate.add_argument("--rpm", type=float, help="at most this many judge calls per minute")
-    evaluate.add_argument("--timeout", type=float, help="seconds before a judge call is abandoned (then retried)")
-    evaluate.add_argument(
+    parser.add_argument("--ray-address", help="the Ray cluster to join (default: start a local one)")
+    parser.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs each Ray actor reserves")
+    parser.add_argument("--rpm", type=float, help="at most this many judge calls per minute")
+    parser.add_argument("--timeout", type=float, help="seconds before a judge call is abandoned (then retried)")
+    parser.add_argument(
         "--retries", type=int, default=3, help="retries of a judge call after a timeout, 429 or 5xx (backoff)"
     )
-    evaluate.add_argument("--cache-dir", type=Path, help="cache usable judgements here; a rerun reads them back")
-    evaluate.add_argument(
+    parser.add_argument("--cache-dir", type=Path, help="cache usable judgements here; a rerun reads them back")
+    parser.add_argument(
         "--strict",
         action="store_true",
         help="exit with status 1 if any row failed (a score is error) or is undetermined (no score is ok)",
     )
-    evaluate.add_argument(
+    parser.add_argument(
         "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
     )
-    common.judge_options(evaluate)
-    common.interval_options(evaluate)
-    common.progress_option(evaluate, help="show a progress bar on stderr (default: when stderr is a terminal)")
+    common.judge_options(parser)
+    common.interval_options(parser)
+    common.progress_option(parser, help="show a progress bar on stderr (default: when stderr is a terminal)")
 
 
 def handle(args: argparse.Namespace) -> int:
