@@ -93,21 +93,10 @@ def handle(args: argparse.Namespace) -> int:
         judge: Any = args.judge
         if judge.startswith("dspy:"):
             judge = make_judge(judge, api_base=args.api_base, api_key_env=common.api_key_env(args))
-        report = align_judge(
-            args.labelled,
-            judge,
-            metrics=args.metrics,
-            out=args.out,
-            held_out=args.held_out,
-            seed=args.seed,
-            force=args.force,
-            tolerance=args.tolerance,
-            progress=sys.stderr.isatty(),
-            optimizer=args.optimizer,
-            scoring_mode=args.scoring_mode,
-            dry_run=args.dry_run,
-            checkpoint=args.checkpoint,
+        as_given = common.options(
+            args, "metrics out held_out seed force tolerance optimizer scoring_mode dry_run checkpoint"
         )
+        report = align_judge(args.labelled, judge, progress=sys.stderr.isatty(), **as_given)
     except ValueError as exc:
         return common.error(str(exc))
     print(json.dumps(report.to_dict(), indent=1) if args.json else report.table(), flush=True)

@@ -102,6 +102,12 @@ def judge_from_args(args: argparse.Namespace) -> Any:
     )
 
 
+def options(args: argparse.Namespace, names: str) -> dict[str, Any]:
+    """The values of the options ``names`` lists (their dests, space-separated), by name: the keyword arguments of a
+    function whose parameters are named as the options are."""
+    return {name: getattr(args, name) for name in names.split()}
+
+
 def api_key_env(args: argparse.Namespace) -> str | None:
     """The variable ``--api-key-env`` names, for the judge to read the key from; None for a dry run, which calls
     no model and so needs no key (it only says so on stderr when the variable is unset: the run will need it)."""

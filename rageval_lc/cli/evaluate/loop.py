@@ -27,15 +27,8 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         settings_mismatch,
     )
 
-    settings = run_settings(
-        specs,
-        judge,
-        trace_mode=args.trace_mode,
-        scoring_mode=args.scoring_mode,
-        relevance_normalizer=args.relevance_normalizer,
-        api_base=args.api_base,
-        max_tokens=args.max_tokens,
-    )
+    scoring = common.options(args, "trace_mode scoring_mode relevance_normalizer")  # how the scores are computed
+    settings = run_settings(specs, judge, **scoring, api_base=args.api_base, max_tokens=args.max_tokens)
     kept = kept_rows(args.out) if args.resume else []
     retried = {row["line"] for row in kept if row_outcome(row["status"]) == "failed"}
     kept = [row for row in kept if row["line"] not in retried]
@@ -89,9 +82,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
                 out,  # type: ignore[arg-type]  # a LockedOutput writes whole lines like a text file
                 metrics=specs,
                 judge=judge,
-                trace_mode=args.trace_mode,
-                relevance_normalizer=args.relevance_normalizer,
-                scoring_mode=args.scoring_mode,
+                **scoring,
                 concurrency=args.concurrency,
                 workers=args.workers,
                 engine=args.engine,
