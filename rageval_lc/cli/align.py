@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--force", action="store_true", help="write the judge even if it is worse on held-out rows or not shown better"
     )
     common.json_option(parser, "the report")
-    parser.add_argument("--html", type=Path, help="also draw the report as one HTML page here")
+    common.html_option(parser, "also draw the report as one HTML page here")
     parser.add_argument(
         "--checkpoint",
         type=Path,

@@ -40,6 +40,11 @@ def progress_option(parser: argparse.ArgumentParser, help: str | None = None) ->
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=help)
 
 
+def html_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--html``: where the command's page goes (written by :func:`write_page`); ``help`` says what it shows."""
+    parser.add_argument("--html", type=Path, help=help)
+
+
 def judge_options(parser: argparse.ArgumentParser) -> None:
     """``--judge`` and what builds it: ``--api-base``, ``--api-key-env``, ``--max-retries``, ``--max-tokens``,
     ``--device``."""

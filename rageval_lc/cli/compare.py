@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
     parser.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
     common.json_option(parser)
-    parser.add_argument("--html", type=Path, help="write a self-contained HTML page here")
+    common.html_option(parser, "write a self-contained HTML page here")
     parser.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
     common.interval_options(parser, also="also the permutation test's random sign flips")
 

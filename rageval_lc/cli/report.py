@@ -15,7 +15,7 @@ self-contained HTML page (summary, distributions, TRACe profile, worst rows, fai
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.results_argument(parser)
-    parser.add_argument("--html", type=Path, help="write the HTML report here")
+    common.html_option(parser, "write the HTML report here")
     parser.add_argument("--title", help="the report's title (default: the file name)")
     parser.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")
     parser.add_argument(
