@@ -15,14 +15,16 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from rageval_lc import __version__
 from rageval_lc.cli import agreement, align, compare, evaluate, gate, quickstart, report, rgb
 from rageval_lc.cli.common import error
 
 COMMANDS = (evaluate, agreement, rgb, report, gate, compare, align, quickstart)
-"""The command modules, in the order ``rageval --help`` lists them, each named for its command:
-``add_parser(commands)`` adds the command's subparser to the subparsers action, ``handle(args)`` runs it."""
+"""The command modules, in the order ``rageval --help`` lists them, each named for its command: ``HELP`` (its line in
+``rageval --help``), ``DESCRIPTION`` (what ``rageval COMMAND --help`` says first, its line breaks folded; None for
+nothing), ``add_arguments(parser)`` adds its arguments to its parser, ``handle(args)`` runs it."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,20 +33,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rageval_lc {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
-        command.add_parser(commands)
+        description = command.DESCRIPTION and " ".join(command.DESCRIPTION.split())  # one line, as argparse shows it
+        command.add_arguments(commands.add_parser(name(command), help=command.HELP, description=description))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rageval`` command; return its exit status."""
     args = build_parser().parse_args(argv)
-    handlers = {command.__name__.rpartition(".")[2]: command.handle for command in COMMANDS}
+    handlers = {name(command): command.handle for command in COMMANDS}
     try:
         return handlers[args.command](args)
     except BrokenPipeError:  # the reader of our output stopped early (`| head -1`): end quietly
         return _reader_gone()
     except OSError as exc:  # a file-system error not handled closer: one line, never a traceback
         return error(str(exc))
+
+
+def name(command: ModuleType) -> str:
+    """The command a module of :data:`COMMANDS` runs: its own name, e.g. ``evaluate``."""
+    return command.__name__.rpartition(".")[2]
 
 
 def _reader_gone() -> int:

@@ -9,42 +9,36 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
-from typing import Any
 
-from rageval_lc.cli.common import count, error, judge_from_args, judge_options, missing, progress_bar
+from rageval_lc.cli import common
 from rageval_lc.files import raw_lines
 
+HELP = "measure a judge against the labels in the rows"
+DESCRIPTION = """Score labelled rows (RAGBench rows, or generic rows with 'labels') with a judge and print, per
+sub-dataset and pooled, hallucination AUROC and relevance/utilization/completeness RMSE, next to the other judges'
+columns the rows carry (RAGBench's convention)."""
 
-def add_parser(commands: Any) -> None:
-    from rageval_lc.metrics.trace import TRACE_MODES
 
-    agreement = commands.add_parser(
-        "agreement",
-        help="measure a judge against the labels in the rows",
-        description="Score labelled rows (RAGBench rows, or generic rows with 'labels') with a judge and print, "
-        "per sub-dataset and pooled, hallucination AUROC and relevance/utilization/completeness RMSE, next to "
-        "the other judges' columns the rows carry (RAGBench's convention).",
-    )
-    agreement.add_argument("input", type=Path, help="input JSONL file")
-    agreement.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
-    agreement.add_argument("--json", action="store_true", help="print the figures as JSON")
-    agreement.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    judge_options(agreement)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.input_argument(parser)
+    common.trace_mode_option(parser)
+    common.json_option(parser)
+    common.progress_option(parser)
+    common.judge_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
     """Score the labelled rows with the judge and print the agreement figures."""
     from rageval_lc.runs.agreement import agreement_run, format_agreement
 
-    if missing(args.input, "input"):
+    if common.missing(args.input, "input"):
         return 2
     try:
-        judge = judge_from_args(args)
+        judge = common.judge_from_args(args)
     except (ValueError, TypeError) as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     with ExitStack() as stack:
-        progress = progress_bar(args, stack)
+        progress = common.progress_bar(args, stack)
 
         def source() -> Iterator[bytes]:  # rows are scored as they are read: the bar follows the reading
             for _, line in raw_lines(args.input):
@@ -62,7 +56,7 @@ def handle(args: argparse.Namespace) -> int:
     for line, reason in run.failed[:20]:
         print(f"rageval: line {line} failed: {reason}", file=sys.stderr)
     if run.failed:
-        failed = count(len(run.failed), "row")
+        failed = common.count(len(run.failed), "row")
         print(f"rageval: {failed} failed; exit status 1 (the judge's figures leave them out).", file=sys.stderr)
         return 1
     return 0

@@ -1,5 +1,5 @@
-"""What several ``rageval`` commands share: the judge's and the intervals' options, checks of the files named,
-reading a results file, writing a page, and the one-line errors."""
+"""What several ``rageval`` commands share: the arguments that mean the same in each, the judge's and the intervals'
+options, checks of the files named, reading a results file, writing a page, and the one-line errors."""
 
 from __future__ import annotations
 
@@ -11,6 +11,38 @@ from pathlib import Path
 from typing import Any
 
 from rageval_lc.files import json_rows, same_file, write_atomic
+
+
+def input_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``input`` positional: the JSONL file of rows the command reads."""
+    parser.add_argument("input", type=Path, help="input JSONL file")
+
+
+def results_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``results`` positional: a file ``rageval evaluate --out`` wrote."""
+    parser.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
+
+
+def trace_mode_option(parser: argparse.ArgumentParser) -> None:
+    """``--trace-mode``: the TRACe formulas the scores follow."""
+    from rageval_lc.metrics.trace import TRACE_MODES
+
+    parser.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
+
+
+def json_option(parser: argparse.ArgumentParser, what: str = "the figures") -> None:
+    """``--json``: print ``what`` as JSON rather than as a table."""
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def progress_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--progress`` / ``--no-progress``: a bar on stderr; None (neither given) leaves it to the command."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=help)
+
+
+def html_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--html``: where the command's page goes (written by :func:`write_page`); ``help`` says what it shows."""
+    parser.add_argument("--html", type=Path, help=help)
 
 
 def judge_options(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +105,12 @@ def judge_from_args(args: argparse.Namespace) -> Any:
         device=args.device,
         **extra,
     )
+
+
+def options(args: argparse.Namespace, names: str) -> dict[str, Any]:
+    """The values of the options ``names`` lists (their dests, space-separated), by name: the keyword arguments of a
+    function whose parameters are named as the options are."""
+    return {name: getattr(args, name) for name in names.split()}
 
 
 def api_key_env(args: argparse.Namespace) -> str | None:

@@ -6,27 +6,23 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
-from rageval_lc.cli.common import check_bootstrap, error, interval_options, unusable, write_page
+from rageval_lc.cli import common
+
+HELP = "compare two runs row by row: differences, 95%% intervals, p-values"
+DESCRIPTION = """Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, the
+mean difference B - A over the rows ok in both, its paired-bootstrap 95% interval, the paired permutation p-value and
+win/tie/loss counts; --html writes a page with a forest plot and the rows that changed most."""
 
 
-def add_parser(commands: Any) -> None:
-    compare = commands.add_parser(
-        "compare",
-        help="compare two runs row by row: differences, 95%% intervals, p-values",
-        description="Pair the rows of two results files (from rageval evaluate --out) by id and print, per score, "
-        "the mean difference B - A over the rows ok in both, its paired-bootstrap 95% interval, the paired "
-        "permutation p-value and win/tie/loss counts; --html writes a page with a forest plot and the rows that "
-        "changed most.",
-    )
-    compare.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
-    compare.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
-    compare.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
-    compare.add_argument("--json", action="store_true", help="print the figures as JSON")
-    compare.add_argument("--html", type=Path, help="write a self-contained HTML page here")
-    compare.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
-    interval_options(compare, also="also the permutation test's random sign flips")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
+    parser.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
+    parser.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
+    common.json_option(parser)
+    common.html_option(parser, "write a self-contained HTML page here")
+    parser.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")
+    common.interval_options(parser, also="also the permutation test's random sign flips")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -34,17 +30,17 @@ def handle(args: argparse.Namespace) -> int:
     from rageval_lc.reports.compare import compare, format_comparison
 
     for path, what in ((args.run_a, "run A"), (args.run_b, "run B")):
-        if unusable(path, what, args.html, "--html", "the page"):
+        if common.unusable(path, what, args.html, "--html", "the page"):
             return 2
     try:
-        check_bootstrap(args, least=1)
+        common.check_bootstrap(args, least=1)
         if not 0 <= args.top <= 50:
             raise ValueError(f"--top must be between 0 and 50. Got {args.top}.")
         result = compare(args.run_a, args.run_b, by=args.by, n_resamples=args.bootstrap, seed=args.seed)
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     except OSError as exc:
-        return error(f"cannot read {exc.filename or 'a run'}: {exc.strerror or exc}")
+        return common.error(f"cannot read {exc.filename or 'a run'}: {exc.strerror or exc}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
     else:
@@ -53,5 +49,5 @@ def handle(args: argparse.Namespace) -> int:
         from rageval_lc.reports.compare_html import render_compare_html
 
         page = render_compare_html(result, names=(args.run_a.name, args.run_b.name), top=args.top)
-        return write_page(args.html, page, "HTML comparison")
+        return common.write_page(args.html, page, "HTML comparison")
     return 0

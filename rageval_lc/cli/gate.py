@@ -6,39 +6,35 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
 
-from rageval_lc.cli.common import check_bootstrap, count, error, interval_options, missing, result_rows
+from rageval_lc.cli import common
+
+HELP = "exit 1 when a results file falls short of thresholds (a CI gate)"
+DESCRIPTION = """Check the results of `rageval evaluate --out` against thresholds: each --min score's mean over ok
+rows must reach its value, each --max score's mean must not exceed it, and at most --max-error-rate of the rows may
+have an error score. Exit 1 with a table of what fell short, else 0."""
 
 
-def add_parser(commands: Any) -> None:
-    gate = commands.add_parser(
-        "gate",
-        help="exit 1 when a results file falls short of thresholds (a CI gate)",
-        description="Check the results of `rageval evaluate --out` against thresholds: each --min score's mean "
-        "over ok rows must reach its value, each --max score's mean must not exceed it, and at most "
-        "--max-error-rate of the rows may have an error score. Exit 1 with a table of what fell short, else 0.",
-    )
-    gate.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
-    gate.add_argument(
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.results_argument(parser)
+    parser.add_argument(
         "--min", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be >= VALUE"
     )
-    gate.add_argument(
+    parser.add_argument(
         "--max", action="append", default=[], metavar="SCORE=VALUE", help="the score's mean must be <= VALUE"
     )
-    gate.add_argument(
+    parser.add_argument(
         "--max-error-rate",
         default="0",
         metavar="RATE",
         help="largest share of rows with an error score (unreadable lines count) that passes (default 0)",
     )
-    gate.add_argument(
+    parser.add_argument(
         "--confident",
         action="store_true",
         help="the bootstrap 95%% CI's lower bound (--min; upper bound for --max) must clear the threshold",
     )
-    interval_options(gate, also="for the CI the table shows and --confident reads")
+    common.interval_options(parser, also="for the CI the table shows and --confident reads")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -48,13 +44,13 @@ def handle(args: argparse.Namespace) -> int:
     try:
         thresholds = [parse_threshold(t, "min") for t in args.min] + [parse_threshold(t, "max") for t in args.max]
         max_error_rate = parse_rate(args.max_error_rate)
-        check_bootstrap(args, least=1)
+        common.check_bootstrap(args, least=1)
     except ValueError as exc:
-        return error(str(exc))
-    if missing(args.results, "results"):
+        return common.error(str(exc))
+    if common.missing(args.results, "results"):
         return 2
     try:
-        rows, unreadable = result_rows(args.results)  # a torn or foreign line counts as a row with an error
+        rows, unreadable = common.result_rows(args.results)  # a torn or foreign line counts as a row with an error
         report = check_gate(
             rows,
             thresholds,
@@ -65,12 +61,12 @@ def handle(args: argparse.Namespace) -> int:
             unreadable=unreadable,
         )
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     shown = report.checks if report.passed else report.failed
     print(format_gate(shown, confidence=report.confidence))
     total = len(report.checks)
     if report.passed:
-        print(f"rageval gate: {'all ' if total > 1 else ''}{count(total, 'check')} passed.", file=sys.stderr)
+        print(f"rageval gate: {'all ' if total > 1 else ''}{common.count(total, 'check')} passed.", file=sys.stderr)
         return 0
     short = len(report.failed)
     print(f"rageval gate: {short} of {total} checks fell short; exit status 1.", file=sys.stderr)

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+
+HELP = "score the bundled RAGBench samples offline and print a table"
+DESCRIPTION = "Score a few bundled RAGBench rows (CC BY 4.0) with TRACe and print the results."
 
 
-def add_parser(commands: Any) -> None:
-    commands.add_parser(
-        "quickstart",
-        help="score the bundled RAGBench samples offline and print a table",
-        description="Score a few bundled RAGBench rows (CC BY 4.0) with TRACe and print the results.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """None: the command takes no arguments."""
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -5,45 +5,33 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from rageval_lc.cli.common import (
-    check_bootstrap,
-    count,
-    error,
-    interval_options,
-    result_rows,
-    stderr,
-    unusable,
-    write_page,
-)
+from rageval_lc.cli import common
+
+HELP = "summarise a results file; --html writes a self-contained report"
+DESCRIPTION = """Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html write one
+self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures)."""
 
 
-def add_parser(commands: Any) -> None:
-    report = commands.add_parser(
-        "report",
-        help="summarise a results file; --html writes a self-contained report",
-        description="Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html "
-        "write one self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures).",
-    )
-    report.add_argument("results", type=Path, help="results JSONL (from rageval evaluate --out)")
-    report.add_argument("--html", type=Path, help="write the HTML report here")
-    report.add_argument("--title", help="the report's title (default: the file name)")
-    report.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")
-    report.add_argument(
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.results_argument(parser)
+    common.html_option(parser, "write the HTML report here")
+    parser.add_argument("--title", help="the report's title (default: the file name)")
+    parser.add_argument("--worst", type=int, default=10, help="how many worst rows to list per score (at most 50)")
+    parser.add_argument(
         "--worst-by",
         action="append",
         metavar="SCORE",
         help="list the worst rows by this score (repeatable; default: every score of the run, one folded list each "
         "but where the lists before it already hold all its rows)",
     )
-    report.add_argument(
+    parser.add_argument(
         "--input",
         type=Path,
         help="the input JSONL the results were scored from: the page shows each listed row's question and answer "
         "(rows matched by line and checked by input_sha256)",
     )
-    interval_options(report)
+    common.interval_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -52,38 +40,38 @@ def handle(args: argparse.Namespace) -> int:
     from rageval_lc.reports.html import render_html
     from rageval_lc.reports.summary import format_summary, summarize
 
-    if unusable(args.results, "results", args.html, "--html", "the report"):
+    if common.unusable(args.results, "results", args.html, "--html", "the report"):
         return 2
     if args.html is None and (args.worst_by or args.input is not None):
-        return error(f"{'--worst-by' if args.worst_by else '--input'} shapes the HTML report; give --html too.")
+        return common.error(f"{'--worst-by' if args.worst_by else '--input'} shapes the HTML report; give --html too.")
     if args.worst < 1:
-        return error(f"--worst must be at least 1. Got {args.worst}.")
+        return common.error(f"--worst must be at least 1. Got {args.worst}.")
     try:
-        check_bootstrap(args)
-        rows, bad = result_rows(args.results)
+        common.check_bootstrap(args)
+        rows, bad = common.result_rows(args.results)
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     print(format_summary(summarize(rows, n_resamples=args.bootstrap, seed=args.seed)))
     if bad:
-        stderr(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).")
+        common.stderr(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).")
     if args.html:
         if args.input is not None:
-            if unusable(args.input, "input", args.html, "--html", "the report"):
+            if common.unusable(args.input, "input", args.html, "--html", "the report"):
                 return 2
             try:
                 rows, unmatched = attach_inputs(rows, args.input)
             except OSError as exc:
-                return error(f"cannot read {args.input}: {exc.strerror or exc}")
+                return common.error(f"cannot read {args.input}: {exc.strerror or exc}")
             if unmatched:
-                stderr(
-                    f"rageval: {count(unmatched, 'row')} without a matching line in {args.input} (changed since "
+                common.stderr(
+                    f"rageval: {common.count(unmatched, 'row')} without a matching line in {args.input} (changed since "
                     "scored, or not a readable row): shown without a question."
                 )
         scores = [s.name for s in summarize(rows, n_resamples=0)]  # the names only
         unknown = [name for name in args.worst_by or () if name not in scores]
         if unknown:
             have = ", ".join(scores[:20]) + (", …" if len(scores) > 20 else "")
-            return error(f"--worst-by {unknown[0]!r}: no such score in {args.results} (it has {have}).")
+            return common.error(f"--worst-by {unknown[0]!r}: no such score in {args.results} (it has {have}).")
         page = render_html(
             rows,
             title=args.title or args.results.name,
@@ -92,5 +80,5 @@ def handle(args: argparse.Namespace) -> int:
             n_resamples=args.bootstrap,
             seed=args.seed,
         )
-        return write_page(args.html, page, "HTML report")
+        return common.write_page(args.html, page, "HTML report")
     return 0

@@ -10,21 +10,23 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.cli.common import cannot_write, error, unusable
+from rageval_lc.cli import common
 from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, write_atomic
 
+HELP = "the RGB benchmark: score predictions, or run a system"
+DESCRIPTION = None
 
-def add_parser(commands: Any) -> None:
-    rgb = commands.add_parser("rgb", help="the RGB benchmark: score predictions, or run a system")
-    rgb_commands = rgb.add_subparsers(dest="rgb_command", required=True, metavar="RGB_COMMAND")
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    rgb_commands = parser.add_subparsers(dest="rgb_command", required=True, metavar="RGB_COMMAND")
     score = rgb_commands.add_parser(
         "score",
         help="score RGB predictions",
         description="Score rows with prediction, answer, task, noise_ratio, optional counterfactual_answer and "
         "id; print one JSON summary per task and noise ratio.",
     )
-    score.add_argument("input", type=Path, help="input JSONL file")
-    score.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    common.input_argument(score)
+    mode_option(score)
     score.add_argument("--out", type=Path, help="write one judgement per input row here")
     run = rgb_commands.add_parser(
         "run",
@@ -40,11 +42,16 @@ def add_parser(commands: Any) -> None:
     )
     run.add_argument("--noise-ratios", help="comma-separated noise ratios (default per file kind)")
     run.add_argument("--no-rejection", action="store_true", help="skip the ratio-1 negative-rejection pass")
-    run.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
+    mode_option(run)
     run.add_argument("--limit", type=int, help="only the first N records")
     run.add_argument("--model-name", default="", help="recorded in the results")
     run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
-    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    common.progress_option(run)
+
+
+def mode_option(parser: argparse.ArgumentParser) -> None:
+    """``--mode`` of both subcommands: RGB's official scoring rules, or lenient ones."""
+    parser.add_argument("--mode", default="official", choices=("official", "lenient"), help="scoring rules")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -55,7 +62,7 @@ def handle(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from rageval_lc.metrics.rgb import RgbRow, score_rgb
 
-    if unusable(args.input, "input", args.out, "--out", "the judgements"):
+    if common.unusable(args.input, "input", args.out, "--out", "the judgements"):
         return 2
     rows = []
     for line_no, data in json_rows(args.input):
@@ -64,16 +71,16 @@ def _score(args: argparse.Namespace) -> int:
                 raise data
             rows.append(RgbRow.from_dict(data))
         except (ValueError, TypeError, KeyError) as exc:
-            return error(f"{args.input}:{line_no}: {exc}")
+            return common.error(f"{args.input}:{line_no}: {exc}")
     try:
         results, judgements = score_rgb(rows, mode=args.mode)
     except ValueError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     if args.out:
         try:
             write_atomic(args.out, "".join(jsonl_line(judgement.to_dict()) for judgement in judgements))
         except OSError as exc:
-            return cannot_write(args.out, exc)
+            return common.cannot_write(args.out, exc)
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     return 0
@@ -85,7 +92,7 @@ def _run(args: argparse.Namespace) -> int:
     from rageval_lc.datasets.rgb import load_rgb
     from rageval_lc.runs.rgb import run_rgb
 
-    if unusable(args.data, "RGB", args.out, "--out", "the results"):
+    if common.unusable(args.data, "RGB", args.out, "--out", "the results"):
         return 2
     module_name, _, attribute = args.system.partition(":")
     try:
@@ -95,13 +102,13 @@ def _run(args: argparse.Namespace) -> int:
         ratios = [float(r) for r in args.noise_ratios.split(",")] if args.noise_ratios else None
         records = load_rgb(args.data)[: args.limit] if args.limit else load_rgb(args.data)
     except (ImportError, AttributeError, ValueError) as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     try:
         out = LockedOutput(args.out) if args.out else None
     except OutputInUseError as exc:
-        return error(str(exc))
+        return common.error(str(exc))
     except OSError as exc:
-        return cannot_write(args.out, exc)
+        return common.cannot_write(args.out, exc)
     with ExitStack() as stack:
         if out is not None:
             stack.enter_context(out)

@@ -151,9 +151,9 @@ def test_resume_scores_only_the_new_lines_of_an_unchanged_input(tmp_path: Path, 
 
 
 def test_judge_errors_count_as_failed_rows_and_fail_strict(tmp_path: Path, capsys, monkeypatch) -> None:
-    import rageval_lc.cli.evaluate as command
+    from rageval_lc.cli import common
 
-    monkeypatch.setattr(command, "judge_from_args", lambda args: ErrorJudge())
+    monkeypatch.setattr(common, "judge_from_args", lambda args: ErrorJudge())
     source = rows_file(tmp_path, 3)
     out = tmp_path / "out.jsonl"
     assert labels_run(source, out) == 0
@@ -260,7 +260,7 @@ def test_a_second_writer_of_the_same_output_is_refused(tmp_path: Path, capsys) -
 
 
 def test_the_output_is_locked_while_the_run_writes_it(tmp_path: Path, monkeypatch) -> None:
-    import rageval_lc.cli.evaluate as command
+    from rageval_lc.cli import common
 
     out = tmp_path / "out.jsonl"
     seen: list[str] = []
@@ -275,7 +275,7 @@ def test_the_output_is_locked_while_the_run_writes_it(tmp_path: Path, monkeypatc
                     seen.append("locked")
             return super().trace_labels(sample)
 
-    monkeypatch.setattr(command, "judge_from_args", lambda args: Probe())
+    monkeypatch.setattr(common, "judge_from_args", lambda args: Probe())
     assert labels_run(rows_file(tmp_path, 3), out) == 0
     assert seen == ["locked"] * 3
 
@@ -654,9 +654,9 @@ def test_ragbench_loader_names_a_bad_byte_and_an_invalid_field(ragbench_files: l
 
 
 def test_agreement_reports_judge_errors_as_failed_rows(tmp_path: Path, capsys, monkeypatch) -> None:
-    import rageval_lc.cli.agreement as command
+    from rageval_lc.cli import common
 
-    monkeypatch.setattr(command, "judge_from_args", lambda args: ErrorJudge())
+    monkeypatch.setattr(common, "judge_from_args", lambda args: ErrorJudge())
     source = rows_file(tmp_path, 3)
     assert main(["agreement", str(source), "--no-progress"]) == 1
     captured = capsys.readouterr()
@@ -704,12 +704,12 @@ def test_an_oserror_without_strerror_is_named(tmp_path: Path, capsys, monkeypatc
 
 
 def test_the_failed_row_message_gives_the_reason_of_the_error(tmp_path: Path, capsys, monkeypatch) -> None:
-    import rageval_lc.cli.evaluate as command
+    from rageval_lc.cli import common
 
     class RecallToo(ErrorJudge):
         supports = frozenset({"trace_labels", "assess_reference"})
 
-    monkeypatch.setattr(command, "judge_from_args", lambda args: RecallToo())
+    monkeypatch.setattr(common, "judge_from_args", lambda args: RecallToo())
     source = rows_file(tmp_path, 1)  # no reference: context_recall, first, is undetermined
     assert labels_run(source, tmp_path / "out.jsonl", "--metrics", "context_recall,trace") == 0
     (failed,) = [line for line in capsys.readouterr().err.split("\n") if "failed:" in line]

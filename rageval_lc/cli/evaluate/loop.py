@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any, TextIO
 
-from rageval_lc.cli.common import count, error, progress_bar, stderr
+from rageval_lc.cli import common
 from rageval_lc.files import LockedOutput, raw_lines
 
 
@@ -27,15 +27,8 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         settings_mismatch,
     )
 
-    settings = run_settings(
-        specs,
-        judge,
-        trace_mode=args.trace_mode,
-        scoring_mode=args.scoring_mode,
-        relevance_normalizer=args.relevance_normalizer,
-        api_base=args.api_base,
-        max_tokens=args.max_tokens,
-    )
+    scoring = common.options(args, "trace_mode scoring_mode relevance_normalizer")  # how the scores are computed
+    settings = run_settings(specs, judge, **scoring, api_base=args.api_base, max_tokens=args.max_tokens)
     kept = kept_rows(args.out) if args.resume else []
     retried = {row["line"] for row in kept if row_outcome(row["status"]) == "failed"}
     kept = [row for row in kept if row["line"] not in retried]
@@ -44,14 +37,14 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         problems = resume_mismatches((line for _, line in raw_lines(args.input)), done)
         if problems:
             others = len(problems) - 1
-            more = f" (and {count(others, 'more line')})" if others else ""
-            return error(
+            more = f" (and {common.count(others, 'more line')})" if others else ""
+            return common.error(
                 f"--resume: {args.out} was not made from this {args.input.name}: {problems[0]}{more}; "
                 "score into a new --out, or run without --resume to start again."
             )
         mismatch = settings_mismatch(kept, settings)
         if mismatch:
-            return error(
+            return common.error(
                 f"--resume: {args.out} {mismatch}; resume with the same settings, score into a new --out, "
                 "or run without --resume to start again."
             )
@@ -59,10 +52,10 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         try:
             output.rewrite(lambda raw: _result_line(raw) not in retried)
         except OSError as exc:
-            return error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
+            return common.error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
     with ExitStack() as stack:
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
-        progress = progress_bar(args, stack)
+        progress = common.progress_bar(args, stack)
         pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
 
         def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
@@ -81,7 +74,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
                 reason = next((r for n, r in row["reason"].items() if row["status"][n] == "error"), "")
                 named = "" if row["id"] is None else f" (id {row['id']!r})"  # a row without one: its line
                 message = f"rageval: line {row['line']}{named} failed: {reason}"
-                (progress.write if progress is not None else stderr)(message)
+                (progress.write if progress is not None else common.stderr)(message)
 
         try:
             report = evaluate_lines(
@@ -89,9 +82,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
                 out,  # type: ignore[arg-type]  # a LockedOutput writes whole lines like a text file
                 metrics=specs,
                 judge=judge,
-                trace_mode=args.trace_mode,
-                relevance_normalizer=args.relevance_normalizer,
-                scoring_mode=args.scoring_mode,
+                **scoring,
                 concurrency=args.concurrency,
                 workers=args.workers,
                 engine=args.engine,
@@ -108,7 +99,9 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
                 raise
             total = len(kept) + output.rows
             left = f"{total} row{'s' if total != 1 else ''} kept in it (whole lines); rerun with --resume to finish"
-            return error(f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}.")
+            return common.error(
+                f"cannot write {args.out}: {exc.strerror or exc}; {left if total else 'no row written'}."
+            )
     print(format_summary(report.summaries), file=sys.stderr)
     if report.reference_view:
         print("\n" + format_reference_view(report.reference_view) + "\n", file=sys.stderr)
@@ -125,7 +118,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
     outcomes = f"{failed} failed, {undetermined} undetermined"
     if args.resume:
         total = report.rows + report.skipped
-        again = f" ({count(len(retried), 'row')} that had failed scored again)" if retried else ""
+        again = f" ({common.count(len(retried), 'row')} that had failed scored again)" if retried else ""
         print(
             f"{total} row{'' if total == 1 else 's'} in {args.out.name}: {report.rows} scored now, "
             f"{report.skipped} kept; {outcomes}{again}.",
@@ -135,7 +128,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {outcomes}.", file=sys.stderr)
     if not args.strict or not (failed or undetermined):
         return 0
-    counts = [count(failed, "failed row"), count(undetermined, "undetermined row")]
+    counts = [common.count(failed, "failed row"), common.count(undetermined, "undetermined row")]
     print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
     return 1
 
