@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from rageval_lc import __version__
+from rageval_lc._version import __version__
 from rageval_lc.cli import agreement, align, compare, evaluate, gate, quickstart, report, rgb
 from rageval_lc.cli.common import error
 
