@@ -122,8 +122,9 @@ def criteria_metric(
         partial(score_criteria, definition),
         needs_reference="reference" in fields,
         needs_contexts="contexts" in fields,
+        verdicts=(definition.judgement,),
     )
-    _register(spec, (f"criteria:{name}",), definition)
+    _register(spec, spec.reads, definition)
     return spec
 
 
@@ -163,7 +164,7 @@ def register_metric(
         needs_reference="reference" in fields,
         needs_contexts="contexts" in fields,
     )
-    _register(spec, (), None)
+    _register(spec, spec.reads, None)
     return spec
 
 

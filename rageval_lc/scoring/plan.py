@@ -3,8 +3,9 @@
 Metrics ask for *verdicts* (:data:`VERDICTS`: TRACe labels, claims, context verdicts, reference
 statements, GEval criteria, the CORRECT/WRONG label, generated questions); :data:`ROUTES` says which
 judge calls make each verdict in each mode, and :data:`METRIC_VERDICTS` which verdicts each metric
-reads. The registry's specs, the shared judgements (:class:`~rageval_lc.scoring.judgements.SampleJudgements`
-picks its route here) and the dry run all read these tables; nothing else lists them.
+reads (as each metric's spec declares them: :attr:`~rageval_lc.metrics.spec.MetricSpec.verdicts`, and a
+composite's parts'). The shared judgements (:class:`~rageval_lc.scoring.judgements.SampleJudgements` picks its
+route here) and the dry run read these tables; nothing else lists them.
 
 ========================  ==========================  ===============  ==================================
 verdict                   ``shared`` (default)        ``fused``        ``separate``
@@ -42,6 +43,7 @@ from typing import Literal, get_args
 
 from rageval_lc.judges.base import CRITERIA, judgement_kind
 from rageval_lc.judges.declarations import DECLARATIONS
+from rageval_lc.scoring.registry import REGISTRY
 
 __all__ = [
     "COMPOSITES",
@@ -81,30 +83,12 @@ ROUTES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 }
 VERDICTS: tuple[str, ...] = tuple(ROUTES)
 
-#: A metric made of other metrics (scored through them, each part with its own evidence rules).
+#: Metric -> the verdicts it reads, as its spec declares them (the embedding metrics read none: they call no
+#: judge; a composite reads its parts').
+METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {name: spec.reads for name, spec in REGISTRY.items()}
+#: A metric made of other metrics (scored through them, each part with its own evidence rules), as declared.
 COMPOSITES: Mapping[str, tuple[str, ...]] = {
-    "ragas_score": ("faithfulness", "context_precision", "context_recall", "answer_relevance"),
-}
-
-_OWN_VERDICTS: dict[str, tuple[str, ...]] = {
-    "trace": ("trace",),
-    "faithfulness": ("claims",),
-    "context_precision": ("contexts",),
-    "context_recall": ("statements",),
-    "answer_relevance": ("questions",),
-    "factual_accuracy": ("accuracy",),
-    "answer_classification": ("label",),
-    "semantic_similarity": (),
-    "bert_score": (),
-}
-#: Metric -> the verdicts it reads (the embedding metrics read none: they call no judge; a composite reads
-#: its parts').
-METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {
-    **_OWN_VERDICTS,
-    **{
-        name: tuple(dict.fromkeys(v for part in parts for v in _OWN_VERDICTS[part]))
-        for name, parts in COMPOSITES.items()
-    },
+    name: tuple(part.name for part in spec.parts) for name, spec in REGISTRY.items() if spec.parts
 }
 
 #: A judgement a judge may lack, and what is made instead (answer relevance's direct rubric). A verdict
