@@ -27,7 +27,7 @@ Metrics of one's own (:mod:`rageval_lc.scoring.custom`) join these tables when r
 judgement ``criteria:m`` — one call of its own, as its prompt is the user's (fusing it into the built-in
 calls would change their prompts, and their compiled state, with every metric registered). A judge that
 cannot make criteria judgements (the offline and labels judges) makes none: the metric is undetermined.
-A function metric reads no verdict.
+A function metric reads no verdict; a metric module of one's own reads the verdicts its spec declares.
 
 Example:
     >>> metric_judgements("faithfulness", "separate")
@@ -109,20 +109,24 @@ _BUILT_IN_METRICS = frozenset(METRIC_VERDICTS)
 
 
 def add_metric(metric: str, verdicts: tuple[str, ...]) -> None:
-    """Put a metric of one's own in the plan: it reads ``verdicts``, each a ``criteria:<metric>`` verdict
-    made in every mode by the judgement of the same name (or none, for a metric that calls no judge).
+    """Put a metric of one's own in the plan: it reads ``verdicts``, each a verdict of :data:`VERDICTS` (made as
+    the built-in metrics' are, once however many metrics read it) or a ``criteria:<metric>`` verdict, made in
+    every mode by the judgement of the same name (none, for a metric that calls no judge).
 
     Raises:
-        ValueError: If ``metric`` is a built-in metric or a verdict is not a criteria verdict.
+        ValueError: If ``metric`` is a built-in metric or a verdict is neither.
     """
     if metric in _BUILT_IN_METRICS:
         msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
         raise ValueError(msg)
-    if any(judgement_kind(v) != CRITERIA for v in verdicts):
-        msg = f"A metric of one's own reads only criteria verdicts ('criteria:<metric>'). Got {verdicts!r}."
+    if any(v not in VERDICTS and judgement_kind(v) != CRITERIA for v in verdicts):
+        msg = (
+            f"A metric of one's own reads the verdicts {', '.join(VERDICTS)} or criteria verdicts "
+            f"('criteria:<metric>'). Got {verdicts!r}."
+        )
         raise ValueError(msg)
     routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
-    for verdict in verdicts:
+    for verdict in _own(verdicts):
         routes[verdict] = {mode: (verdict,) for mode in SCORING_MODES}
     metric_verdicts[metric] = tuple(verdicts)
 
@@ -137,8 +141,13 @@ def remove_metric(metric: str) -> None:
         msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
         raise ValueError(msg)
     routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
-    for verdict in metric_verdicts.pop(metric, ()):
+    for verdict in _own(metric_verdicts.pop(metric, ())):
         routes.pop(verdict, None)
+
+
+def _own(verdicts: tuple[str, ...]) -> list[str]:
+    """The verdicts a metric of one's own routes itself (its criteria verdicts; the others are built in)."""
+    return [v for v in verdicts if v not in VERDICTS]
 
 
 def _mutable(table: Mapping[str, object]) -> dict[str, object]:

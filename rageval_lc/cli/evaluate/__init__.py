@@ -45,8 +45,8 @@ def add_parser(commands: Any) -> None:
         action="append",
         default=[],
         metavar="FILE.py|MODULE",
-        help="import a Python file or module that registers metrics of your own (criteria_metric, "
-        "register_metric) before --metrics is read; repeatable",
+        help="import a Python file or module that defines a metric of your own (METRIC = MetricSpec(...)) or "
+        "registers some (criteria_metric, register_metric) before --metrics is read; repeatable",
     )
     evaluate.add_argument("--trace-mode", default="ragbench", choices=TRACE_MODES, help="TRACe formulas")
     evaluate.add_argument(
