@@ -81,13 +81,13 @@ def calls(judgements: tuple[str, ...]) -> str:
 
 def metrics_table(name: str) -> str:
     """Each metric of the family: scores, what it measures, what it needs, judge calls per scoring mode."""
-    from rageval_lc.scoring.plan import SCORING_MODES
+    from rageval_lc.scoring.plan import SCORING_MODES, metric_judgements
 
     rows = []
     for spec in family(name):
         needs = [*spec.requires, *(["contexts"] if spec.needs_contexts else [])]
         needs += ["reference"] if spec.needs_reference else []
-        counts = " · ".join(str(len(spec.judgements[mode])) for mode in SCORING_MODES)
+        counts = " · ".join(str(len(metric_judgements(spec.name, mode))) for mode in SCORING_MODES)
         rows.append([f"`{spec.name}`", code(spec.scores), cell(spec.description), code(needs) or "–", counts])
     modes = " · ".join(SCORING_MODES)
     return table(["metric", "scores", "what it measures", "needs", f"judge calls ({modes})"], rows)
@@ -95,11 +95,11 @@ def metrics_table(name: str) -> str:
 
 def judge_calls() -> str:
     """Judge calls per sample of each metric and of the whole suite (each judgement made once), per mode."""
-    from rageval_lc.scoring.plan import FALLBACKS, SCORING_MODES
+    from rageval_lc.scoring.plan import FALLBACKS, SCORING_MODES, metric_judgements
 
-    specs = family("all")
-    rows = [[f"`{spec.name}`"] + [calls(spec.judgements[mode]) for mode in SCORING_MODES] for spec in specs]
-    suite = {mode: tuple(dict.fromkeys(j for spec in specs for j in spec.judgements[mode])) for mode in SCORING_MODES}
+    names = [spec.name for spec in family("all")]
+    rows = [[f"`{name}`"] + [calls(metric_judgements(name, mode)) for mode in SCORING_MODES] for name in names]
+    suite = {mode: tuple(dict.fromkeys(j for n in names for j in metric_judgements(n, mode))) for mode in SCORING_MODES}
     rows.append(["**whole suite**"] + [f"**{len(suite[mode])}**: {code(suite[mode])}" for mode in SCORING_MODES])
     fallbacks = "; ".join(f"`{a}` → `{b}`" for a, b in FALLBACKS.items())
     note = f"\n\nA judge that cannot make a judgement makes its fallback instead ({fallbacks}), one call more."

@@ -38,11 +38,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc._validation import check_choice, check_positive
 from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES, rmse_aggregation
+from rageval_lc.metrics.spec import Judgements, MetricSpec, Scored
 from rageval_lc.schema import MetricResult, SentenceSupport, TraceLabels
 from rageval_lc.text import KeyedSentences, plural
 
 __all__ = [
     "COMPANION_SCORES",
+    "METRIC",
     "TRACE_METRICS",
     "TRACE_MODES",
     "TRACE_SCORE_NAMES",
@@ -52,6 +54,7 @@ __all__ = [
     "context_relevance",
     "context_utilization",
     "response_support",
+    "score_trace",
     "trace_scores",
 ]
 
@@ -426,3 +429,58 @@ def _has_support_keys(entry: SentenceSupport) -> bool:
 
 def _join(first: str, second: str) -> str:
     return f"{first} {second}".strip() if second else first
+
+
+def score_trace(ctx: Judgements) -> Scored:
+    """The TRACe scores of a sample from its ``trace`` verdict (the labelling pass), in the options' mode; the
+    judge's calibrated adherence probability beside them when it gives one."""
+    judgement = ctx.trace()
+    options = ctx.options
+    details: dict[str, Any] = {
+        "judge": ctx.judge.name,
+        "scoring_mode": ctx.mode,
+        "judgements": ctx.consumed("trace"),
+        "usage": ctx.usage_of("trace").to_dict(),
+        "attempts": judgement.attempts,
+    }
+    if judgement.notes:
+        details["judge_notes"] = judgement.notes
+    if not judgement.ok:
+        status = "error" if judgement.status == "error" else "undetermined"
+        results = {name: MetricResult(name=name, status=status, reason=judgement.reason) for name in TRACE_SCORE_NAMES}
+        return results, {**details, "raw_output": judgement.raw}
+    scores = trace_scores(
+        judgement.value,
+        ctx.sample.sentences,
+        mode=options.trace_mode,
+        relevance_normalizer=options.relevance_normalizer,
+    )
+    results = scores.results()
+    probability = judgement.notes.get("adherence_probability")
+    if probability is not None:
+        results["adherence_probability"] = MetricResult(
+            name="adherence_probability",
+            score=probability,
+            reason="The judge's calibrated probability that every response sentence is supported.",
+        )
+    details.update(
+        scores.details,
+        overall_supported=scores.overall_supported,
+        fully_supported_sentences=scores.fully_supported_sentences,
+        partially_supported_sentences=scores.partially_supported_sentences,
+        unsupported_sentences=scores.unsupported_sentences,
+    )
+    return results, details
+
+
+METRIC = MetricSpec(
+    "trace",
+    TRACE_SCORE_NAMES,
+    "TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
+    score_trace,
+    requires=("question",),
+    needs_contexts=True,
+    headline=TRACE_METRICS,
+    verdicts=("trace",),
+    lower_is_better=("rmse_aggregation",),
+)

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rageval_lc.metrics.ragas import RAGAS_WEIGHTS
+from rageval_lc.metrics.ragas_score import RAGAS_WEIGHTS
 from rageval_lc.metrics.trace import TRACE_METRICS
 from rageval_lc.reports.attention import (
     HIGHER_IS_WORSE,

@@ -248,8 +248,9 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         >>> reference_view([{"scores": {"faithfulness": 0.5}, "status": {"faithfulness": "ok"}}])["ragas_score"]
         'not shown: context_precision, context_recall, answer_relevance were not scored'
     """
-    from rageval_lc.metrics.geval import answer_counts, grade
-    from rageval_lc.metrics.ragas import RAGAS_WEIGHTS
+    from rageval_lc.metrics.answer_classification import answer_counts
+    from rageval_lc.metrics.factual_accuracy import grade
+    from rageval_lc.metrics.ragas_score import RAGAS_WEIGHTS
 
     rows = list(rows)
     means = {s.name: s.mean for s in summarize(rows, n_resamples=0)}
@@ -272,7 +273,7 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def _composite(parts: Mapping[str, float | None], unscored: Sequence[str]) -> float | str | None:
     """``ragas_score`` of the parts' means on the 0-100 scale (None: none determined), or, when ``unscored`` names
     parts the run did not score, what it lacks."""
-    from rageval_lc.metrics.ragas import ragas_score
+    from rageval_lc.metrics.ragas_score import ragas_score
 
     if unscored:
         return f"not shown: {', '.join(unscored)} {'was' if len(unscored) == 1 else 'were'} not scored"

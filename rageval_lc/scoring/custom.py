@@ -1,10 +1,14 @@
-"""Metrics of one's own: a criteria metric judged by an LLM on a rubric, or a function of the sample.
+"""Metrics of one's own: a metric module, a criteria metric judged by an LLM on a rubric, or a function of the
+sample.
 
-Both join the registry (:data:`~rageval_lc.scoring.registry.REGISTRY`) and the call plan
+All three join the registry (:data:`~rageval_lc.scoring.registry.REGISTRY`) and the call plan
 (:mod:`~rageval_lc.scoring.plan`), so every entry point scores them by name: ``evaluate_sample``, the CLI
 (``--metrics`` with ``--load``), the LangChain evaluator, the LangSmith evaluator function, the DSPy
 metric, the callback handler and the dry run.
 
+- a metric module: a Python file or module defining ``METRIC = MetricSpec(...)`` with its score function, as
+  each built-in metric's module under :mod:`rageval_lc.metrics` does (the spec declares the verdicts the score
+  function reads: the built-in ones, shared with the built-in metrics); :func:`load_metrics` registers it.
 - :func:`criteria_metric`: the judge reads the fields the metric ``uses`` and answers with one rubric
   level and a reason, in one call of its own (a DSPy Signature built from the criteria, run by a
   :class:`~rageval_lc.judges.llm.modules.CriteriaJudge` module: compiled, saved and loaded as the built-in
@@ -14,9 +18,10 @@ metric, the callback handler and the dry run.
 - :func:`register_metric`: ``score(sample)`` returns a float in [0, 1], a ``(float, reason)`` pair or a
   :class:`~rageval_lc.schema.MetricResult`; an exception or another value is that metric's ``error``.
 
-Either is ``undetermined`` on a sample lacking a field it uses (no contexts, no reference, an empty
-response). Registering a name again replaces the metric with a warning; a built-in metric's name, or a
-built-in score's, is refused. :func:`unregister_metric` and :func:`temporary_metrics` take them out.
+The last two are ``undetermined`` on a sample lacking a field they use (no contexts, no reference, an
+empty response); a metric module as its spec and its score function say. Registering a name again replaces
+the metric with a warning; a built-in metric's name, or a built-in score's, is refused.
+:func:`unregister_metric` and :func:`temporary_metrics` take them out.
 
 Example:
     >>> from rageval_lc.schema import RagSample
@@ -47,6 +52,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from rageval_lc.judges.base import CRITERIA_DEFINITIONS, CRITERIA_FIELDS, CriteriaDefinition
@@ -122,8 +128,9 @@ def criteria_metric(
         partial(score_criteria, definition),
         needs_reference="reference" in fields,
         needs_contexts="contexts" in fields,
+        verdicts=(definition.judgement,),
     )
-    _register(spec, (f"criteria:{name}",), definition)
+    _register(spec, spec.reads, definition)
     return spec
 
 
@@ -163,7 +170,7 @@ def register_metric(
         needs_reference="reference" in fields,
         needs_contexts="contexts" in fields,
     )
-    _register(spec, (), None)
+    _register(spec, spec.reads, None)
     return spec
 
 
@@ -247,12 +254,14 @@ def restore_metrics(registered: Iterable[tuple[MetricSpec, tuple[str, ...], Crit
 
 
 def load_metrics(target: str) -> list[str]:
-    """Import a Python file (``my_metrics.py``) or module (``package.metrics``) that registers metrics;
-    return the names registered (or replaced) by it. The CLI's ``--load`` calls this before parsing
-    ``--metrics``.
+    """Import a Python file (``my_metrics.py``) or module (``package.metrics``) that defines a metric
+    (``METRIC = MetricSpec(...)``) or registers metrics; return the names registered (or replaced) by it. The
+    CLI's ``--load`` calls this before parsing ``--metrics``.
 
     Raises:
-        ValueError: If the file does not exist, or importing it fails (the message names the error).
+        ValueError: If the file does not exist, importing it fails, or its ``METRIC`` cannot be registered (not
+            a :class:`~rageval_lc.metrics.spec.MetricSpec`, a name that is malformed or a built-in's, a verdict
+            the plan does not know); the message names the error.
     """
     before = dict(REGISTRY)
     path = Path(target)
@@ -261,10 +270,8 @@ def load_metrics(target: str) -> list[str]:
         msg = f"cannot load metrics from {target!r}: no such file."
         raise ValueError(msg)
     try:
-        if is_file:
-            _import_file(path)
-        else:
-            importlib.import_module(target)
+        module = _import_file(path) if is_file else importlib.import_module(target)
+        _register_module(module)
     except Exception as exc:  # the user's code: whatever it raises is reported in one line
         first = (str(exc).strip().splitlines() or [""])[0]
         msg = f"cannot load metrics from {target!r}: {type(exc).__name__}: {first}"
@@ -275,7 +282,7 @@ def load_metrics(target: str) -> list[str]:
     return registered
 
 
-def _import_file(path: Path) -> None:
+def _import_file(path: Path) -> ModuleType:
     """Run a Python file as a module of its own (under a name made from its path)."""
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     name = f"rageval_lc_user_metrics_{path.stem}_{digest}"
@@ -288,6 +295,25 @@ def _import_file(path: Path) -> None:
     except BaseException:
         del sys.modules[name]
         raise
+    return module
+
+
+def _register_module(module: ModuleType) -> None:
+    """Register the module's ``METRIC`` (a metric module), unless registered as it is."""
+    spec = getattr(module, "METRIC", None)
+    if spec is None or REGISTRY.get(getattr(spec, "name", None)) is spec:
+        return
+    if not isinstance(spec, MetricSpec):
+        msg = f"its METRIC must be a MetricSpec. Got {type(spec).__name__} instead."
+        raise TypeError(msg)
+    _check_name(spec.name, "MetricSpec")
+    for score in spec.scores:
+        _check_name(score, "MetricSpec", parameter="scores")
+    unknown = [verdict for verdict in spec.reads if verdict not in plan.VERDICTS]
+    if unknown:
+        msg = f"its METRIC reads {unknown}: a metric module reads the verdicts {', '.join(plan.VERDICTS)}."
+        raise ValueError(msg)
+    _register(spec, spec.reads, None)
 
 
 # --- checks and bookkeeping ---------------------------------------------------------------------------
@@ -306,16 +332,16 @@ def _register(
     REGISTRY[spec.name] = spec
 
 
-def _check_name(name: object, caller: str) -> None:
+def _check_name(name: object, caller: str, *, parameter: str = "name") -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         msg = (
-            f"The 'name' parameter of {caller} must be letters, digits and '_' (not starting with a digit), "
+            f"The {parameter!r} parameter of {caller} must be letters, digits and '_' (not starting with a digit), "
             f"usable in --metrics. Got {name!r} instead."
         )
         raise ValueError(msg)
     if name in BUILT_IN_METRICS or name in BUILT_IN_SCORES:
         what = "metric" if name in BUILT_IN_METRICS else "score"
-        msg = f"The 'name' parameter of {caller} clashes with the built-in {what} {name!r}. Choose another name."
+        msg = f"The {parameter!r} parameter of {caller} clashes with the built-in {what} {name!r}. Choose another name."
         raise ValueError(msg)
 
 

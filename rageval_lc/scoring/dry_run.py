@@ -21,16 +21,11 @@ from dataclasses import dataclass
 
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.declarations import declaration_of
-from rageval_lc.metrics.geval import is_dont_know
+from rageval_lc.metrics.answer_classification import is_dont_know
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import planned_judgements
-from rageval_lc.scoring.plan import (
-    COMPOSITES,
-    METRIC_VERDICTS,
-    route,
-    verdict_judgements,
-)
-from rageval_lc.scoring.registry import MetricSpec, get_metric, parse_metrics
+from rageval_lc.scoring.plan import METRIC_VERDICTS, route, verdict_judgements
+from rageval_lc.scoring.registry import MetricSpec, parse_metrics
 
 __all__ = ["CallPlan", "judgements_made", "plan_calls"]
 
@@ -97,7 +92,7 @@ def judgements_made(sample: RagSample, specs: Sequence[MetricSpec], mode: str, s
 
 def _parts(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
     """The specs with each composite replaced by its parts (each scored with its own evidence rules)."""
-    return [get_metric(part) for spec in specs for part in COMPOSITES.get(spec.name, (spec.name,))]
+    return [part for spec in specs for part in spec.parts or (spec,)]
 
 
 def _verdict_needs_a_call(verdict: str, mode: str, sample: RagSample) -> bool:

@@ -5,7 +5,7 @@ GEval criteria, the CORRECT/WRONG label, generated questions); which judge calls
 scoring mode is the plan's (:mod:`rageval_lc.scoring.plan`), and each is made once per sample however
 many metrics read it. A "don't know" answer is classified without a call; a sample without contexts
 makes none of the judgements only the context metrics use (those metrics are undetermined, see
-:func:`~rageval_lc.scoring.scorers.score_metric`).
+:func:`~rageval_lc.metrics.spec.score_metric`).
 
 Example:
     >>> from rageval_lc.scoring import parse_metrics
@@ -39,8 +39,9 @@ from rageval_lc.judges.base import (
 )
 from rageval_lc.judges.declarations import DECLARATIONS, criteria_declaration
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.metrics.geval import is_dont_know
-from rageval_lc.metrics.ragas import RAGAS_WEIGHTS, relevant_contexts
+from rageval_lc.metrics.answer_classification import is_dont_know
+from rageval_lc.metrics.context_precision import relevant_contexts
+from rageval_lc.metrics.ragas_score import RAGAS_WEIGHTS
 from rageval_lc.metrics.trace import TraceMode, response_support
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.scoring.plan import (

@@ -3,8 +3,9 @@
 Metrics ask for *verdicts* (:data:`VERDICTS`: TRACe labels, claims, context verdicts, reference
 statements, GEval criteria, the CORRECT/WRONG label, generated questions); :data:`ROUTES` says which
 judge calls make each verdict in each mode, and :data:`METRIC_VERDICTS` which verdicts each metric
-reads. The registry's specs, the shared judgements (:class:`~rageval_lc.scoring.judgements.SampleJudgements`
-picks its route here) and the dry run all read these tables; nothing else lists them.
+reads (as each metric's spec declares them: :attr:`~rageval_lc.metrics.spec.MetricSpec.verdicts`, and a
+composite's parts'). The shared judgements (:class:`~rageval_lc.scoring.judgements.SampleJudgements` picks its
+route here) and the dry run read these tables; nothing else lists them.
 
 ========================  ==========================  ===============  ==================================
 verdict                   ``shared`` (default)        ``fused``        ``separate``
@@ -26,7 +27,7 @@ Metrics of one's own (:mod:`rageval_lc.scoring.custom`) join these tables when r
 judgement ``criteria:m`` — one call of its own, as its prompt is the user's (fusing it into the built-in
 calls would change their prompts, and their compiled state, with every metric registered). A judge that
 cannot make criteria judgements (the offline and labels judges) makes none: the metric is undetermined.
-A function metric reads no verdict.
+A function metric reads no verdict; a metric module of one's own reads the verdicts its spec declares.
 
 Example:
     >>> metric_judgements("faithfulness", "separate")
@@ -42,6 +43,7 @@ from typing import Literal, get_args
 
 from rageval_lc.judges.base import CRITERIA, judgement_kind
 from rageval_lc.judges.declarations import DECLARATIONS
+from rageval_lc.scoring.registry import REGISTRY
 
 __all__ = [
     "COMPOSITES",
@@ -81,30 +83,12 @@ ROUTES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 }
 VERDICTS: tuple[str, ...] = tuple(ROUTES)
 
-#: A metric made of other metrics (scored through them, each part with its own evidence rules).
+#: Metric -> the verdicts it reads, as its spec declares them (the embedding metrics read none: they call no
+#: judge; a composite reads its parts').
+METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {name: spec.reads for name, spec in REGISTRY.items()}
+#: A metric made of other metrics (scored through them, each part with its own evidence rules), as declared.
 COMPOSITES: Mapping[str, tuple[str, ...]] = {
-    "ragas_score": ("faithfulness", "context_precision", "context_recall", "answer_relevance"),
-}
-
-_OWN_VERDICTS: dict[str, tuple[str, ...]] = {
-    "trace": ("trace",),
-    "faithfulness": ("claims",),
-    "context_precision": ("contexts",),
-    "context_recall": ("statements",),
-    "answer_relevance": ("questions",),
-    "factual_accuracy": ("accuracy",),
-    "answer_classification": ("label",),
-    "semantic_similarity": (),
-    "bert_score": (),
-}
-#: Metric -> the verdicts it reads (the embedding metrics read none: they call no judge; a composite reads
-#: its parts').
-METRIC_VERDICTS: Mapping[str, tuple[str, ...]] = {
-    **_OWN_VERDICTS,
-    **{
-        name: tuple(dict.fromkeys(v for part in parts for v in _OWN_VERDICTS[part]))
-        for name, parts in COMPOSITES.items()
-    },
+    name: tuple(part.name for part in spec.parts) for name, spec in REGISTRY.items() if spec.parts
 }
 
 #: A judgement a judge may lack, and what is made instead (answer relevance's direct rubric). A verdict
@@ -125,20 +109,24 @@ _BUILT_IN_METRICS = frozenset(METRIC_VERDICTS)
 
 
 def add_metric(metric: str, verdicts: tuple[str, ...]) -> None:
-    """Put a metric of one's own in the plan: it reads ``verdicts``, each a ``criteria:<metric>`` verdict
-    made in every mode by the judgement of the same name (or none, for a metric that calls no judge).
+    """Put a metric of one's own in the plan: it reads ``verdicts``, each a verdict of :data:`VERDICTS` (made as
+    the built-in metrics' are, once however many metrics read it) or a ``criteria:<metric>`` verdict, made in
+    every mode by the judgement of the same name (none, for a metric that calls no judge).
 
     Raises:
-        ValueError: If ``metric`` is a built-in metric or a verdict is not a criteria verdict.
+        ValueError: If ``metric`` is a built-in metric or a verdict is neither.
     """
     if metric in _BUILT_IN_METRICS:
         msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
         raise ValueError(msg)
-    if any(judgement_kind(v) != CRITERIA for v in verdicts):
-        msg = f"A metric of one's own reads only criteria verdicts ('criteria:<metric>'). Got {verdicts!r}."
+    if any(v not in VERDICTS and judgement_kind(v) != CRITERIA for v in verdicts):
+        msg = (
+            f"A metric of one's own reads the verdicts {', '.join(VERDICTS)} or criteria verdicts "
+            f"('criteria:<metric>'). Got {verdicts!r}."
+        )
         raise ValueError(msg)
     routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
-    for verdict in verdicts:
+    for verdict in _own(verdicts):
         routes[verdict] = {mode: (verdict,) for mode in SCORING_MODES}
     metric_verdicts[metric] = tuple(verdicts)
 
@@ -153,8 +141,13 @@ def remove_metric(metric: str) -> None:
         msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
         raise ValueError(msg)
     routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
-    for verdict in metric_verdicts.pop(metric, ()):
+    for verdict in _own(metric_verdicts.pop(metric, ())):
         routes.pop(verdict, None)
+
+
+def _own(verdicts: tuple[str, ...]) -> list[str]:
+    """The verdicts a metric of one's own routes itself (its criteria verdicts; the others are built in)."""
+    return [v for v in verdicts if v not in VERDICTS]
 
 
 def _mutable(table: Mapping[str, object]) -> dict[str, object]:

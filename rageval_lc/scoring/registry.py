@@ -1,5 +1,7 @@
 """The metric registry: every metric the CLI and the adapters know is one :class:`MetricSpec` in
-:data:`REGISTRY`; nothing lists metrics by hand elsewhere.
+:data:`REGISTRY`, gathered from the metrics' own modules (:data:`~rageval_lc.metrics.METRIC_MODULES`, each
+defining ``METRIC``); nothing lists metrics by hand elsewhere. A metric of one's own joins it
+(:mod:`rageval_lc.scoring.custom`).
 
 Example:
     >>> [spec.name for spec in parse_metrics("trace, faithfulness")]
@@ -10,16 +12,12 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
-from functools import partial
-from typing import Any
 
-from rageval_lc.metrics.trace import COMPANION_SCORES, TRACE_METRICS, TRACE_SCORE_NAMES
-from rageval_lc.schema import MetricResult
-from rageval_lc.scoring import scorers
-from rageval_lc.scoring.judgements import SampleJudgements
-from rageval_lc.scoring.plan import COMPOSITES
-from rageval_lc.scoring.spec import MetricSpec
+from rageval_lc.metrics import METRIC_MODULES
+from rageval_lc.metrics.spec import MetricSpec
+from rageval_lc.metrics.trace import COMPANION_SCORES
 
 __all__ = [
     "BUILT_IN_METRICS",
@@ -32,93 +30,13 @@ __all__ = [
 ]
 
 
-_SPECS = (
-    MetricSpec(
-        "trace",
-        TRACE_SCORE_NAMES,
-        "TRACe (RAGBench): relevance, utilization, completeness, adherence from one labelling pass.",
-        scorers.score_trace,
-        requires=("question",),
-        needs_contexts=True,
-        headline=TRACE_METRICS,
-    ),
-    MetricSpec(
-        "faithfulness",
-        ("faithfulness",),
-        "Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
-        scorers.score_faithfulness,
-        needs_contexts=True,
-    ),
-    MetricSpec(
-        "context_precision",
-        ("context_precision", "context_precision_at_k"),
-        "Share of relevant contexts, and its rank-aware form (mean precision@k).",
-        scorers.score_context_precision,
-        needs_contexts=True,
-    ),
-    MetricSpec(
-        "context_recall",
-        ("context_recall",),
-        "Reference statements attributable to the contexts / reference statements.",
-        scorers.score_context_recall,
-        needs_reference=True,
-        needs_contexts=True,
-    ),
-    MetricSpec(
-        "answer_relevance",
-        ("answer_relevance",),
-        "Similarity of the question to questions generated from the answer (rubric fallback).",
-        scorers.score_answer_relevance,
-    ),
-    MetricSpec(
-        "factual_accuracy",
-        ("factual_accuracy",),
-        "GEval: 0.5 correctness + 0.3 completeness + 0.2 consistency against the reference; grade A-E.",
-        scorers.score_factual_accuracy,
-        needs_reference=True,
-    ),
-    MetricSpec(
-        "answer_classification",
-        ("answer_classification",),
-        "CORRECT / WRONG against the reference, DON'T KNOW on an uncertainty phrase (1.0 = correct).",
-        scorers.score_answer_classification,
-        needs_reference=True,
-    ),
-    MetricSpec(
-        "semantic_similarity",
-        ("semantic_similarity",),
-        "max(0, cosine) of answer and reference embeddings (no LLM).",
-        scorers.score_semantic_similarity,
-        needs_reference=True,
-    ),
-    MetricSpec(
-        "bert_score",
-        ("bert_score_precision", "bert_score_recall", "bert_score_f1"),
-        "BERTScore from the embedding model's token vectors (no LLM).",
-        scorers.score_bert_score,
-        needs_reference=True,
-        headline=("bert_score_f1", "bert_score_precision", "bert_score_recall"),
-    ),
-)
-_BY_NAME = {spec.name: spec for spec in _SPECS}
+def _gather(modules: Iterable[str]) -> dict[str, MetricSpec]:
+    """Each module's ``METRIC``, by name, in order."""
+    specs = [importlib.import_module(f"rageval_lc.metrics.{module}").METRIC for module in modules]
+    return {spec.name: spec for spec in specs}
 
 
-def _score_ragas(ctx: SampleJudgements) -> tuple[dict[str, MetricResult], dict[str, Any]]:
-    """The composite, each part scored through :func:`score_metric` (a part missing its evidence is left out)."""
-    return scorers.score_ragas(
-        ctx, {part: partial(scorers.score_metric, _BY_NAME[part]) for part in COMPOSITES["ragas_score"]}
-    )
-
-
-_SPECS += (
-    MetricSpec(
-        "ragas_score",
-        ("ragas_score",),
-        "RAGAS composite: 0.3 faithfulness, 0.2 precision, 0.2 recall, 0.3 relevance (renormalised).",
-        _score_ragas,
-    ),
-)
-REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
+REGISTRY: dict[str, MetricSpec] = _gather(METRIC_MODULES)
 #: The reference document's family (its report view renders these 0-100).
 RAGAS_FAMILY: tuple[str, ...] = tuple(name for name in REGISTRY if name != "trace")
 #: The metrics that ship with the library, and every score name they report: a metric of one's own

@@ -6,16 +6,13 @@ import math
 
 import pytest
 
-from rageval_lc.metrics.geval import answer_counts, factual_accuracy, grade, is_dont_know
-from rageval_lc.metrics.ragas import (
-    answer_relevance,
-    context_precision,
-    context_precision_at_k,
-    context_recall,
-    faithfulness,
-    ragas_score,
-    relevant_contexts,
-)
+from rageval_lc.metrics.answer_classification import answer_counts, is_dont_know
+from rageval_lc.metrics.answer_relevance import answer_relevance
+from rageval_lc.metrics.context_precision import context_precision, context_precision_at_k, relevant_contexts
+from rageval_lc.metrics.context_recall import context_recall
+from rageval_lc.metrics.factual_accuracy import factual_accuracy, grade
+from rageval_lc.metrics.faithfulness import faithfulness
+from rageval_lc.metrics.ragas_score import ragas_score
 from rageval_lc.reports.summary import format_reference_view, reference_view
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rageval_lc.metrics.similarity import bert_score, cosine, semantic_similarity
+from rageval_lc.metrics.bert_score import bert_score
+from rageval_lc.metrics.semantic_similarity import cosine, semantic_similarity
 from tests.floats import ABS
 
 

@@ -34,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE.py|MODULE",
-        help="import a Python file or module that registers metrics of your own (criteria_metric, "
-        "register_metric) before --metrics is read; repeatable",
+        help="import a Python file or module that defines a metric of your own (METRIC = MetricSpec(...)) or "
+        "registers some (criteria_metric, register_metric) before --metrics is read; repeatable",
     )
     common.trace_mode_option(parser)
     parser.add_argument(

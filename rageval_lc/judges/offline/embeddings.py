@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from rageval_lc.judges.offline.encoder import CachedEncoder, SentenceTransformerEncoder
-from rageval_lc.metrics.similarity import bert_score, cosine, semantic_similarity
+from rageval_lc.metrics.bert_score import bert_score
+from rageval_lc.metrics.semantic_similarity import cosine, semantic_similarity
 
 __all__ = ["EmbeddingScorer"]
 
