@@ -241,12 +241,24 @@ def _existing(name: str) -> str:
     return ""
 
 
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (names for annotations, never imported)."""
+    for node in ast.iter_child_nodes(tree):
+        test = getattr(node, "test", None) if isinstance(node, ast.If) else None
+        if isinstance(test, ast.Name | ast.Attribute) and ast.unparse(test).endswith("TYPE_CHECKING"):
+            yield from (n for branch in node.orelse for n in [branch, *_runtime_nodes(branch)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
 def import_edges() -> dict[str, set[str]]:
-    """Module → the package's modules it imports, at any depth (module level and inside functions)."""
+    """Module → the package's modules it imports at run time, at any depth (module level and inside functions;
+    not the names imported under ``if TYPE_CHECKING:`` for annotations)."""
     edges: dict[str, set[str]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         module, found = module_name(path), set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("rageval_lc"):
                 found |= {_existing(f"{node.module}.{alias.name}") for alias in node.names}
             elif isinstance(node, ast.Import):

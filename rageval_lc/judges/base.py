@@ -2,7 +2,7 @@
 (:class:`BaseJudge`), and the judgements it can make (:data:`JUDGEMENTS`) — no model, no framework import.
 
 A judge turns inputs into verdicts: ``judge.make(declaration, inputs)`` returns a
-:class:`~rageval_lc.judges.verdicts.Judgement` (the verdict types live in :mod:`rageval_lc.judges.verdicts` and
+:class:`~rageval_lc.verdicts.Judgement` (the verdict types live in :mod:`rageval_lc.verdicts` and
 are named here too). A judge never computes a score.
 
 Example:
@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from rageval_lc.judges.declarations import DECLARATIONS, Declaration, criteria_declaration
-from rageval_lc.judges.verdicts import (
+from rageval_lc.schema import RagSample
+from rageval_lc.verdicts import (
     CRITERIA,
     CRITERIA_DEFINITIONS,
     CRITERIA_FIELDS,
@@ -36,7 +37,6 @@ from rageval_lc.judges.verdicts import (
     StatementVerdict,
     judgement_kind,
 )
-from rageval_lc.schema import RagSample
 
 __all__ = [
     "CRITERIA",

@@ -7,7 +7,7 @@ verdict, a context number out of range) is refused exactly as a fresh answer wou
 :func:`cap_raw` bounds the raw model output a judgement keeps.
 
 Example:
-    >>> from rageval_lc.judges.verdicts import ClaimVerdict
+    >>> from rageval_lc.verdicts import ClaimVerdict
     >>> claim_verdicts_problem([ClaimVerdict(claim="A.", supported=True)], ["A.", "B."])
     'no verdict for claims [2]'
     >>> len(cap_raw("x" * 100_000)) < 5_000
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rageval_lc.judges.verdicts import ContextVerdict, FullAssessment, ReferenceAssessment, StatementVerdict
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
+from rageval_lc.verdicts import ContextVerdict, FullAssessment, ReferenceAssessment, StatementVerdict
 
 __all__ = [
     "MAX_RAW_CHARS",

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from rageval_lc.judges import verdicts as v
+from rageval_lc import verdicts as v
 from rageval_lc.judges.checks import (
     assess_all_problem,
     claim_verdicts_problem,
@@ -47,8 +47,8 @@ from rageval_lc.judges.readings import (
     render_numbered,
     trace_inputs,
 )
-from rageval_lc.judges.verdicts import CRITERIA, CRITERIA_DEFINITIONS, CriteriaDefinition, Judgement
 from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.verdicts import CRITERIA, CRITERIA_DEFINITIONS, CriteriaDefinition, Judgement
 
 __all__ = [
     "BUILT_IN_JUDGEMENTS",

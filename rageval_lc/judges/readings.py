@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from rageval_lc.judges.checks import trace_problem
-from rageval_lc.judges.verdicts import AnswerLabel, CriteriaDefinition, FactualAccuracyVerdict, StatementVerdict
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences
+from rageval_lc.verdicts import AnswerLabel, CriteriaDefinition, FactualAccuracyVerdict, StatementVerdict
 
 __all__ = [
     "clamp",

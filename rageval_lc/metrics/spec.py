@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from rageval_lc.judges.base import JudgeUsage
 from rageval_lc.schema import MetricResult, RagSample
+from rageval_lc.verdicts import JudgeUsage
 
 if TYPE_CHECKING:
     from rageval_lc.judges import base
