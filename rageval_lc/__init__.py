@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+__version__ = "0.1.0"
+
 from rageval_lc._lazy import lazy_exports
-from rageval_lc._version import __version__
 from rageval_lc.adapters.assertions import assert_scores
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
 from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb

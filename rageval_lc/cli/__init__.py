@@ -15,9 +15,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from types import ModuleType
 
-from rageval_lc._version import __version__
 from rageval_lc.cli import agreement, align, compare, evaluate, gate, quickstart, report, rgb
 from rageval_lc.cli.common import error
 
@@ -30,7 +30,7 @@ nothing), ``add_arguments(parser)`` adds its arguments to its parser, ``handle(a
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``rageval``."""
     parser = argparse.ArgumentParser(prog="rageval", description="Score retrieval-augmented generation.")
-    parser.add_argument("--version", action="version", version=f"rageval_lc {__version__}")
+    parser.add_argument("--version", action="version", version=f"rageval_lc {version('rageval_lc')}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         description = command.DESCRIPTION and " ".join(command.DESCRIPTION.split())  # one line, as argparse shows it
