@@ -91,7 +91,16 @@ def test_python_block_runs_as_pasted(code: str, tmp_path: Path, monkeypatch: pyt
     def block_print(*values: object, sep: str | None = " ", end: str | None = "\n", **_: object) -> None:
         printed.write((sep if sep is not None else " ").join(map(str, values)) + (end if end is not None else "\n"))
 
-    exec(compile(code, "guide", "exec"), {"__name__": "__guide__", "print": block_print})
+    from rageval_lc.judges.declarations import DECLARATIONS
+    from rageval_lc.scoring.custom import temporary_metrics
+
+    declared = dict(DECLARATIONS)
+    try:
+        with temporary_metrics():  # a block's metrics and judgements of its own end with it
+            exec(compile(code, "guide", "exec"), {"__name__": "__guide__", "print": block_print})
+    finally:
+        DECLARATIONS.clear()
+        DECLARATIONS.update(declared)
     assert_printed_lines(documented_output(code), printed.getvalue().splitlines())
 
 
