@@ -46,8 +46,8 @@ from sklearn.model_selection import GroupKFold
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_record
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
-from rageval_lc.judges.offline.judge import (
-    LocalJudge,
+from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.labelling import (
     closest_documents,
     contradiction_strength,
     labels_from_features,

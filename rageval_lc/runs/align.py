@@ -251,7 +251,7 @@ def _featurise(
 def predictions(item: AlignItem, params: LocalParams) -> dict[str, Any]:
     """What the judge with ``params`` says of one item: P(hallucinated), its row verdict (hallucinated or not, at
     its own threshold), the sentences it flags, TRACe scores."""
-    from rageval_lc.judges.offline.judge import labels_from_features
+    from rageval_lc.judges.offline.labelling import labels_from_features
     from rageval_lc.metrics.trace import trace_scores
 
     labels, notes = labels_from_features(item.features, params)

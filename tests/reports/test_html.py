@@ -297,7 +297,7 @@ def test_contradicted_rows_are_listed_flagged_first() -> None:
 def test_contradiction_reading_matches_the_offline_judge_wording() -> None:
     from types import SimpleNamespace
 
-    from rageval_lc.judges.offline.judge import sentence_explanation
+    from rageval_lc.judges.offline.labelling import sentence_explanation
     from rageval_lc.judges.offline.nli_pass import SentenceNli
     from rageval_lc.reports.attention import CONTRADICTED_BY
 

@@ -224,7 +224,7 @@ def _choose(
 
 def _completeness_row(item: AlignItem, params: LocalParams) -> np.ndarray:
     """The completeness model's inputs for one sample, from the key sets ``params`` choose (as the judge does)."""
-    from rageval_lc.judges.offline.judge import _top_keys
+    from rageval_lc.judges.offline.labelling import _top_keys
 
     f = item.features
     m = len(f.response_keys)
@@ -251,7 +251,7 @@ MODELS = (
 def _adjusted(item: AlignItem, p_unsupported: np.ndarray, params: LocalParams) -> tuple[np.ndarray, bool]:
     """One item's sentence probabilities after the NLI verdicts, as the judge computes them, and whether a
     contradiction forces its row's verdict (unsupported, whatever the threshold)."""
-    from rageval_lc.judges.offline.judge import closest_documents, nli_adjusted
+    from rageval_lc.judges.offline.labelling import closest_documents, nli_adjusted
 
     adjusted, flags = nli_adjusted(p_unsupported, item.features.nli_verdicts, params, closest_documents(item.features))
     return adjusted, any(flags)

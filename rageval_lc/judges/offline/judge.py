@@ -40,33 +40,28 @@ from rageval_lc.judges.base import (
     StatementVerdict,
 )
 from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration
-from rageval_lc.judges.offline.contradiction import keys_label
 from rageval_lc.judges.offline.cross_encoder import nli_for_judge
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.offline.features import SampleFeatures, sample_features
 from rageval_lc.judges.offline.heap import release_free_memory
+from rageval_lc.judges.offline.labelling import (
+    closest_documents,
+    labels_from_features,
+    nli_adjusted,
+    sentence_explanation,
+)
 from rageval_lc.judges.offline.limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
 from rageval_lc.judges.offline.model import (
     LocalParams,
-    adherence_row_features,
-    completeness_row_features,
-    share_row_features,
 )
 from rageval_lc.judges.offline.nli import NliModel
-from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_inputs
+from rageval_lc.judges.offline.nli_pass import nli_inputs
 from rageval_lc.judges.offline.reference import key_term_overlap
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
-from rageval_lc.text import KeyedSentences, plural, sentence_letters, split_sentences
+from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
 
-__all__ = [
-    "LocalJudge",
-    "closest_documents",
-    "contradiction_strength",
-    "labels_from_features",
-    "nli_adjusted",
-    "sentence_explanation",
-]
+__all__ = ["LocalJudge"]
 
 T = TypeVar("T")
 
@@ -125,292 +120,6 @@ def _support_passes(sample: RagSample, kind: str) -> list[tuple[list[str], list[
     if not answer or not reference:
         return []
     return [(answer, [sample.reference or ""]), (reference, [sample.response])]
-
-
-def _top_keys(keys: Sequence[str], probabilities: np.ndarray, share: float) -> list[str]:
-    """The round(share × N) most probable keys, in document order."""
-    count = round(min(1.0, max(0.0, share)) * len(keys))
-    chosen = set(np.argsort(-probabilities, kind="stable")[:count].tolist())
-    return [key for i, key in enumerate(keys) if i in chosen]
-
-
-def nli_adjusted(
-    p_unsupported: np.ndarray,
-    verdicts: Sequence[SentenceNli],
-    params: LocalParams,
-    closest: Sequence[tuple[str | None, float]] = (),
-) -> tuple[np.ndarray, list[bool]]:
-    """P(unsupported) after the NLI verdicts, and which sentences are contradicted outright.
-
-    A sentence entailed with probability at least ``params.entailment_threshold`` is unsupported with at
-    most 1 − that probability (a paraphrase the word features doubt), and so is a restatement: a sentence whose
-    every number, date and name its closest document sentence holds (``closest``: per sentence, that sentence's
-    key and similarity), at least ``params.slot_support_similarity`` similar. One the contradiction detector
-    flags is unsupported with at least the detector's strength, whatever the support model says.
-
-    Example:
-        >>> from rageval_lc.judges.offline.nli_pass import SentenceNli
-        >>> from dataclasses import replace
-        >>> params = replace(LocalParams.load(), entailment_threshold=0.9)
-        >>> v = [SentenceNli("contradicted", 0.01, 0.2, (), ("0a",), "says 1991; 0a says 1989", "date", 0.95),
-        ...      SentenceNli("supported", 0.99, 0.0, ("0b",), ())]
-        >>> p, flags = nli_adjusted(np.array([0.2, 0.6]), v, params)
-        >>> p.round(2).tolist(), flags
-        ([0.95, 0.01], [True, False])
-    """
-    p = np.asarray(p_unsupported, dtype=float).copy()
-    flags = []
-    for i, v in enumerate(verdicts):
-        strength = contradiction_strength(v, params)
-        if strength is not None:
-            p[i] = max(p[i], strength)
-        else:
-            if v.verdict == "supported" and v.entailment >= params.entailment_threshold:
-                p[i] = min(p[i], 1.0 - v.entailment)
-            if i < len(closest) and v.stated_by and closest[i][0] in v.stated_by:
-                similarity = closest[i][1]
-                if similarity >= params.slot_support_similarity:
-                    p[i] = min(p[i], 1.0 - similarity)
-        flags.append(strength is not None)
-    return p, flags
-
-
-def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]]:
-    """Per response sentence: its closest document sentence's key (None without one) and their similarity."""
-    return [
-        (matches[0] if matches else None, similarity)
-        for matches, similarity in zip(features.best_matches, features.best_similarity, strict=True)
-    ]
-
-
-def contradiction_strength(verdict: SentenceNli, params: LocalParams | None = None) -> float | None:
-    """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
-    (:mod:`~rageval_lc.judges.offline.contradiction`) did not flag it, or (with ``params``) flagged it with a kind
-    of conflict that does not force the verdict (:attr:`LocalParams.forcing_kinds`)."""
-    if verdict.verdict != "contradicted":
-        return None
-    if params is not None and params.forcing_kinds is not None and verdict.kind not in params.forcing_kinds:
-        return None
-    return verdict.strength
-
-
-def _opposition(verdict: SentenceNli) -> tuple[tuple[str, ...], str]:
-    """The document keys that contradict a sentence and how, or ((), "") when none does: the contradiction
-    detector's conflict, forcing or not (an NLI reading alone is too often wrong on paraphrases to name a
-    contradiction: it is only mentioned, see :func:`sentence_explanation`)."""
-    if verdict.verdict == "contradicted":
-        return verdict.contradicting_keys, verdict.detail
-    return (), ""
-
-
-def _against(verdict: SentenceNli | None) -> set[str]:
-    """Every document key that speaks against a sentence: the detector's conflict or the NLI model's reading."""
-    if verdict is None:
-        return set()
-    return set(_opposition(verdict)[0]) | set(verdict.opposing_keys)
-
-
-def _match_completeness(
-    keys: Sequence[str],
-    p_rel: np.ndarray,
-    p_use: np.ndarray,
-    relevant: list[str],
-    utilized: list[str],
-    m: int,
-    params: LocalParams,
-) -> tuple[list[str], float]:
-    """Re-pick the utilized keys (same count) so that their overlap with the relevant ones gives the
-    completeness the completeness model predicts: the most probably used relevant sentences first, the
-    rest from outside the relevant set."""
-    assert params.completeness is not None
-    overlap = len(set(relevant) & set(utilized))
-    row = completeness_row_features(p_rel, p_use, len(relevant), len(utilized), overlap, m)
-    expected = float(np.clip(params.completeness.predict(row)[0], 0.0, 1.0))
-    inside = min(len(utilized), round(expected * len(relevant)))
-    in_set = set(relevant)
-    ranked = [int(i) for i in np.argsort(-p_use, kind="stable")]
-    chosen = [i for i in ranked if keys[i] in in_set][:inside]
-    chosen += [i for i in ranked if keys[i] not in in_set][: len(utilized) - inside]
-    if len(chosen) < len(utilized):  # not enough outside: fill with relevant ones
-        chosen += [i for i in ranked if i not in chosen][: len(utilized) - len(chosen)]
-    picked = set(chosen)
-    return [key for i, key in enumerate(keys) if i in picked], expected
-
-
-def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple[TraceLabels, dict[str, Any]]:
-    """Turn a sample's features into TRACe labels and notes (``adherence_probability`` among them).
-
-    Relevant and utilized keys are the most probable sentences, as many as the predicted share of the
-    context; a response whose probability of being fully supported is below the threshold gets its
-    doubtful sentences marked unsupported (at least the most doubtful one).
-    """
-    n = len(features.document_keys)
-    m = len(features.response_keys)
-    notes: dict[str, Any] = {}
-    relevant: list[str] = []
-    utilized: list[str] = []
-    relevance_text = "The contexts have no sentences."
-    if n:
-        p_rel = params.relevance.predict(features.documents)
-        p_use = params.utilization.predict(features.documents)
-        share_rel = float(params.relevance_share.predict(share_row_features(p_rel, features.documents, m))[0])
-        share_use = float(params.utilization_share.predict(share_row_features(p_use, features.documents, m))[0])
-        relevant = _top_keys(features.document_keys, p_rel, share_rel)
-        utilized = _top_keys(features.document_keys, p_use, share_use)
-        if params.completeness is not None and relevant:
-            utilized, completeness = _match_completeness(
-                features.document_keys, p_rel, p_use, relevant, utilized, m, params
-            )
-            notes["expected_completeness"] = round(completeness, 4)
-        relevance_text = (
-            f"Estimated {len(relevant)} of {plural(n, 'document sentence')} relevant (share {max(0.0, share_rel):.2f}) "
-            f"and {len(utilized)} used by the response, from similarity to the question and the response."
-        )
-        notes["expected_relevance_share"] = round(min(1.0, max(0.0, share_rel)), 4)
-        notes["expected_utilization_share"] = round(min(1.0, max(0.0, share_use)), 4)
-
-    p_unsupported = params.support.predict(features.support_inputs) if m else np.zeros(0)
-    verdicts = features.nli_verdicts
-    p_unsupported, flags = nli_adjusted(p_unsupported, verdicts, params, closest_documents(features))
-    forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
-    probability = 1.0
-    if m:
-        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
-    if forced:  # a contradiction is a hallucination, however fluent the rest
-        strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
-        probability = min(probability, 1.0 - max(strengths))
-    supported = probability >= params.adherence_threshold and not forced
-    flagged: set[str] = set(forced)
-    if not supported and m:
-        flagged |= {
-            k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
-        }
-        flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
-    # an unsupported sentence with a conflict (of a kind that forces or not) is contradicted, and says by what
-    contradicted = {
-        k: v for k, v in zip(features.response_keys, verdicts, strict=True) if k in flagged and _opposition(v)[0]
-    }
-    # a sentence flagged only as the most doubtful one of an answer judged not fully supported says so
-    doubt = (
-        f"the answer as a whole is judged not fully supported (probability {probability:.3f}, below the "
-        f"threshold {params.adherence_threshold:.3f}) and this is its most doubtful sentence"
-    )
-    support = []
-    for i, key in enumerate(features.response_keys):
-        by_answer = key in flagged and key not in forced and p_unsupported[i] < params.support_threshold
-        support.append(
-            {
-                "response_sentence_key": key,
-                "explanation": sentence_explanation(
-                    features, i, float(p_unsupported[i]), key in flagged, doubt if by_answer else None
-                ),
-                "supporting_sentence_keys": _supporting_keys(features, i, key in flagged),
-                "fully_supported": key not in flagged,
-            }
-        )
-    notes["sentence_verdicts"] = {
-        key: ("contradicted" if key in contradicted else "not_found" if key in flagged else "supported")
-        for key in features.response_keys
-    }
-    if contradicted:
-        notes["contradictions"] = [
-            {
-                "response_sentence_key": k,
-                "document_sentence_keys": list(_opposition(v)[0]),
-                "kind": v.kind if v.verdict == "contradicted" else "nli",
-                "conflict": _opposition(v)[1] or "the NLI model reads it as contradicted",
-            }
-            for k, v in contradicted.items()
-        ]
-    notes["adherence_probability"] = round(probability, 6)
-    labels = TraceLabels(
-        relevance_explanation=relevance_text,
-        all_relevant_sentence_keys=relevant,
-        overall_supported_explanation=(
-            f"Estimated probability that every response sentence is supported: {probability:.3f} "
-            f"({'at or above' if probability >= params.adherence_threshold else 'below'} the threshold "
-            f"{params.adherence_threshold:.3f}" + ("; a contradiction decides it)." if forced else ").")
-        ),
-        overall_supported=supported,
-        sentence_support_information=support,
-        all_utilized_sentence_keys=utilized,
-        unsupported_response_sentence_keys=sorted(flagged, key=features.response_keys.index),
-    )
-    return labels, notes
-
-
-def _supporting_keys(features: SampleFeatures, i: int, flagged: bool) -> list[str]:
-    """The document keys a sentence's verdict rests on: none for a contradicted one, the closest for one not
-    found, and for a supported one its entailing or stating sentence, else its closest — never a key that speaks
-    against it."""
-    best = list(features.best_matches[i])
-    verdict = features.nli_verdicts[i] if features.nli_verdicts else None
-    against = _against(verdict)
-    if flagged:
-        return [] if verdict is not None and _opposition(verdict)[0] else [k for k in best if k not in against][:1]
-    if verdict is not None and verdict.verdict == "supported" and not against & set(verdict.entailing_keys):
-        return list(dict.fromkeys(verdict.entailing_keys))
-    if verdict is not None and verdict.stated_by and not against & set(verdict.stated_by):
-        return list(verdict.stated_by)
-    return [k for k in best if k not in against]
-
-
-def _against_note(verdict: SentenceNli | None, against: Sequence[str]) -> str:
-    """What reads against a sentence the judge does not call contradicted: a conflict of a kind that does not force
-    the verdict (weighed as evidence), or the NLI model's reading."""
-    if verdict is None or not against:
-        return ""
-    conflicting, detail = _opposition(verdict)
-    if conflicting:
-        return f"; {keys_label(conflicting)} disagrees ({detail}), weighed as evidence"
-    return (
-        f"; the NLI model reads {' and '.join(against)} against it (contradiction {verdict.contradiction:.2f}), "
-        "but no number, date, name, negation or role conflicts"
-    )
-
-
-def sentence_explanation(
-    features: SampleFeatures, i: int, p_unsupported: float, flagged: bool, by_answer: str | None = None
-) -> str:
-    """Why response sentence ``i`` is supported, contradicted or not found, in words and figures. ``by_answer``:
-    why a sentence the figures alone would not flag is flagged all the same (the answer's verdict), said first so
-    that the reason never reads against the verdict."""
-    best = features.best_matches[i]
-    verdict = features.nli_verdicts[i] if features.nli_verdicts else None
-    conflicting, detail = _opposition(verdict) if verdict is not None else ((), "")
-    against = sorted(_against(verdict))
-    keys = _supporting_keys(features, i, flagged)
-    if verdict is not None and flagged and conflicting:
-        text = f"Contradicted by {keys_label(conflicting)}"
-        text += f": {detail}" if detail else ""
-        if verdict.kind == "nli":
-            text += f" (NLI contradiction probability {verdict.strength:.2f})"
-    elif flagged:
-        text = f"Not shown to be supported: {by_answer}" if by_answer else "Not found in the documents"
-        if keys:
-            similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
-            text += f"; closest document sentence {keys[0]}{similarity}"
-        text += _against_note(verdict, against)  # never "not found" without saying what reads against it
-    elif verdict is not None and verdict.verdict == "supported" and keys == list(verdict.entailing_keys):
-        text = f"Supported by {', '.join(keys)} (entailment probability {verdict.entailment:.2f})"
-    elif verdict is not None and verdict.stated_by and keys == list(verdict.stated_by):
-        text = f"Supported by {', '.join(keys)}, which states each of its figures and names"
-    elif keys:
-        similarity = f" (similarity {features.best_similarity[i]:.2f})" if best and keys[0] == best[0] else ""
-        text = f"Closest document sentence {keys[0]}{similarity}"
-    elif against:  # supported, though a document sentence reads against it: say so, cite nothing
-        text = "No document sentence entails it"
-    else:
-        text = "No document sentence to compare with"
-    if not flagged and against:
-        text += _against_note(verdict, against)
-    if verdict is not None and not (flagged and conflicting):
-        text += f"; entailment {verdict.entailment:.2f}, contradiction {verdict.contradiction:.2f}"
-    text += f"; estimated probability unsupported {max(0.0, p_unsupported):.2f}"
-    missing = [w for w in features.missing_words[i] if not any(c.isdigit() for c in w)]
-    if missing:  # numbers are read whole by the contradiction detector, never as fragments ("6", "120")
-        text += f"; words not in the documents: {', '.join(missing)}"
-    return text + "."
 
 
 @guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (limits.py)
