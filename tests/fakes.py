@@ -74,10 +74,12 @@ def bag_of_words_embeddings() -> Any:
 
 # --- a counting judge that makes every judgement (the registry-driven common suite) ---------------
 
-from rageval_lc.judges.base import (  # noqa: E402
-    JUDGEMENTS,
+from rageval_lc.judges.base import JUDGEMENTS, BaseJudge  # noqa: E402
+from rageval_lc.judges.labels import LabelsJudge  # noqa: E402
+from rageval_lc.schema import RagSample, TraceLabels  # noqa: E402
+from rageval_lc.text import split_sentences  # noqa: E402
+from rageval_lc.verdicts import (  # noqa: E402
     AnswerLabel,
-    BaseJudge,
     ClaimVerdict,
     ContextVerdict,
     FactualAccuracyVerdict,
@@ -88,9 +90,6 @@ from rageval_lc.judges.base import (  # noqa: E402
     RubricScore,
     StatementVerdict,
 )
-from rageval_lc.judges.labels import LabelsJudge  # noqa: E402
-from rageval_lc.schema import RagSample, TraceLabels  # noqa: E402
-from rageval_lc.text import split_sentences  # noqa: E402
 
 
 def canned_trace_labels(sample: RagSample) -> TraceLabels:

@@ -10,8 +10,9 @@ this package stays light. The modules here are the contract every judge keeps: `
 from __future__ import annotations
 
 from rageval_lc._lazy import lazy_exports
-from rageval_lc.judges.base import JUDGEMENTS, BaseJudge, Judge, Judgement, JudgeUsage
+from rageval_lc.judges.base import JUDGEMENTS, BaseJudge, Judge
 from rageval_lc.judges.labels import LabelsJudge
+from rageval_lc.verdicts import Judgement, JudgeUsage
 
 __all__ = [
     "JUDGEMENTS",

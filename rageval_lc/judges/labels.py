@@ -10,8 +10,9 @@ Example:
 
 from __future__ import annotations
 
-from rageval_lc.judges.base import BaseJudge, Judgement
+from rageval_lc.judges.base import BaseJudge
 from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.verdicts import Judgement
 
 __all__ = ["LabelsJudge"]
 

@@ -41,10 +41,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import TypeAdapter
 
-from rageval_lc.judges.base import BaseJudge, Judge, Judgement, JudgeUsage, as_judge, wrapped_extras
+from rageval_lc.judges.base import BaseJudge, Judge, as_judge, wrapped_extras
 from rageval_lc.judges.checks import cap_raw
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample
+from rageval_lc.verdicts import Judgement, JudgeUsage
 
 if TYPE_CHECKING:
     from rageval_lc.judges.declarations import Declaration

@@ -34,7 +34,7 @@ from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.verdicts import JudgeUsage
 
 if TYPE_CHECKING:
-    from rageval_lc.judges import base
+    from rageval_lc import verdicts as base
     from rageval_lc.judges.offline.embeddings import EmbeddingScorer
     from rageval_lc.schema import TraceLabels
 

@@ -118,7 +118,7 @@ def run_settings(
         >>> run_settings("trace,faithfulness")["metrics"]
         ['faithfulness', 'trace']
     """
-    from rageval_lc.judges.base import CRITERIA_DEFINITIONS
+    from rageval_lc.verdicts import CRITERIA_DEFINITIONS
 
     settings = {"judge": judge.name if judge is not None else None, **judge_options}
     specs = metric_specs(metrics)

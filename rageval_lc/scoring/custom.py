@@ -55,10 +55,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rageval_lc.judges.base import CRITERIA_DEFINITIONS, CRITERIA_FIELDS, CriteriaDefinition
 from rageval_lc.scoring import plan
 from rageval_lc.scoring.registry import BUILT_IN_METRICS, BUILT_IN_SCORES, REGISTRY, MetricSpec
 from rageval_lc.scoring.scorers import score_criteria, score_function
+from rageval_lc.verdicts import CRITERIA_DEFINITIONS, CRITERIA_FIELDS, CriteriaDefinition
 
 __all__ = [
     "DEFAULT_RUBRIC",

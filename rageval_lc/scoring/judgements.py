@@ -23,20 +23,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc._validation import check_choice
-from rageval_lc.judges.base import (
-    AnswerLabel,
-    ClaimVerdict,
-    ContextVerdict,
-    CriteriaDefinition,
-    CriteriaScore,
-    FactualAccuracyVerdict,
-    Judge,
-    Judgement,
-    JudgeUsage,
-    StatementVerdict,
-    can_make,
-    unsupported,
-)
+from rageval_lc.judges.base import Judge, can_make, unsupported
 from rageval_lc.judges.declarations import DECLARATIONS, criteria_declaration
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.answer_classification import is_dont_know
@@ -54,6 +41,17 @@ from rageval_lc.scoring.plan import (
     verdict_judgements,
 )
 from rageval_lc.text import parse_key
+from rageval_lc.verdicts import (
+    AnswerLabel,
+    ClaimVerdict,
+    ContextVerdict,
+    CriteriaDefinition,
+    CriteriaScore,
+    FactualAccuracyVerdict,
+    Judgement,
+    JudgeUsage,
+    StatementVerdict,
+)
 
 if TYPE_CHECKING:
     from rageval_lc.judges.offline.embeddings import EmbeddingScorer

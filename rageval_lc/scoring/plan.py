@@ -41,9 +41,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, get_args
 
-from rageval_lc.judges.base import CRITERIA, judgement_kind
 from rageval_lc.judges.declarations import DECLARATIONS
 from rageval_lc.scoring.registry import REGISTRY
+from rageval_lc.verdicts import CRITERIA, judgement_kind
 
 __all__ = [
     "COMPOSITES",

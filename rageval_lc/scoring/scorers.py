@@ -23,11 +23,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rageval_lc.judges.base import CriteriaDefinition
 from rageval_lc.metrics.results import NEEDS_REFERENCE, details_of, missing, ok, undetermined
 from rageval_lc.metrics.spec import Scored, score_metric
 from rageval_lc.schema import MetricResult
 from rageval_lc.scoring.judgements import SampleJudgements
+from rageval_lc.verdicts import CriteriaDefinition
 
 __all__ = ["score_criteria", "score_function", "score_metric"]
 

@@ -22,8 +22,9 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 
 from rageval_lc.adapters import JsonlSink, LangSmithFeedbackSink, MemorySink, RagEvalCallbackHandler
-from rageval_lc.judges.base import BaseJudge, Judgement
+from rageval_lc.judges.base import BaseJudge
 from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.verdicts import Judgement
 from tests.fakes import bag_of_words_embeddings
 from tests.scoring.test_ragas_family import GUIDE_RESPONSE, QUESTION, fake_judge
 

@@ -142,7 +142,7 @@ def test_a_judge_failure_is_an_error_result_not_an_exception() -> None:
             return 1
 
         def trace_labels(self, sample: Any) -> Any:
-            from rageval_lc.judges.base import Judgement
+            from rageval_lc.verdicts import Judgement
 
             return Judgement(name="trace_labels", status="error", reason="ConnectionError: judge down")
 

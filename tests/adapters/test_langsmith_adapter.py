@@ -10,8 +10,8 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
 
 from rageval_lc.adapters import FieldMap, RagEvaluator, langsmith_evaluator
-from rageval_lc.judges.base import Judgement
 from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.verdicts import Judgement
 from tests.adapters.test_callback_handler import ANSWER, CopyJudge, rag_chain
 from tests.fakes import bag_of_words_embeddings
 from tests.scoring.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge

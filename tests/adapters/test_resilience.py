@@ -7,9 +7,10 @@ import pytest
 from langchain_core.runnables import RunnableLambda
 
 from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metric, langsmith_evaluator
-from rageval_lc.judges.base import AnswerLabel, BaseJudge, Judgement
+from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.resilient import ResilientJudge
+from rageval_lc.verdicts import AnswerLabel, Judgement
 
 
 class FlakyJudge(BaseJudge):

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from rageval_lc.cli import main
-from rageval_lc.judges.base import BaseJudge, Judgement
+from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.reports.summary import row_outcome
 from rageval_lc.schema import RagSample
+from rageval_lc.verdicts import Judgement
 from tests.cli.test_cli import generic_row, write_jsonl
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from rageval_lc import RagSample, evaluate, evaluate_sample
-from rageval_lc.judges.base import AdoptedJudge, Judge, Judgement, as_judge
+from rageval_lc.judges.base import AdoptedJudge, Judge, as_judge
 from rageval_lc.judges.resilient import ResilientJudge, _identity
 from rageval_lc.runs.engine import make_resilient
 from rageval_lc.schema import TraceLabels
+from rageval_lc.verdicts import Judgement
 
 SAMPLE = RagSample(
     question="Where is Paris?", contexts=["Paris is in France. It is big."], response="Paris is in France."

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from rageval_lc.adapters import RagEvaluator, dspy_metric, langsmith_evaluator
-from rageval_lc.judges.base import CRITERIA, JUDGEMENTS, CriteriaScore, Judge, Judgement, JudgeUsage, judgement_kind
+from rageval_lc.judges.base import JUDGEMENTS, Judge
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring import plan
@@ -41,6 +41,7 @@ from rageval_lc.scoring.custom import criteria_metric, register_metric, temporar
 from rageval_lc.scoring.dry_run import plan_calls
 from rageval_lc.scoring.registry import REGISTRY
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
+from rageval_lc.verdicts import CRITERIA, CriteriaScore, Judgement, JudgeUsage, judgement_kind
 from tests.fakes import CountingJudge, canned_trace_labels
 from tests.floats import ABS, assert_close_structure, same_printed_line
 

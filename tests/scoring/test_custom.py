@@ -32,7 +32,6 @@ import rageval_lc
 from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metric, langsmith_evaluator
 from rageval_lc.adapters.sinks import MemorySink
 from rageval_lc.cli import main
-from rageval_lc.judges.base import CRITERIA_DEFINITIONS
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring import plan
@@ -40,6 +39,7 @@ from rageval_lc.scoring.custom import load_metrics, temporary_metrics, unregiste
 from rageval_lc.scoring.dry_run import plan_calls
 from rageval_lc.scoring.registry import REGISTRY
 from rageval_lc.scoring.sample import evaluate_sample
+from rageval_lc.verdicts import CRITERIA_DEFINITIONS
 from tests.fakes import chat
 from tests.judges.test_faults import FakeServer
 
@@ -541,7 +541,7 @@ class KeywordJudge:
         self.calls = Counter()
 
     def criteria(self, definition: Any, sample: RagSample) -> Any:
-        from rageval_lc.judges.base import CriteriaScore, Judgement
+        from rageval_lc.verdicts import CriteriaScore, Judgement
 
         self.calls[definition.judgement] += 1
         level = definition.levels[-1] if "Paris" in sample.response else definition.levels[0]

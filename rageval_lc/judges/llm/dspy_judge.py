@@ -17,17 +17,12 @@ from typing import Any, TypeVar
 
 import dspy
 
-from rageval_lc.judges.base import (
-    CRITERIA,
-    CRITERIA_DEFINITIONS,
-    BaseJudge,
-    CriteriaDefinition,
-    Judgement,
-)
+from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.declarations import DECLARATIONS, Declaration, declaration_of
 from rageval_lc.judges.llm.langchain_lm import is_langchain_chat_model, langchain_lm
 from rageval_lc.judges.llm.modules import CriteriaJudge, module_class, run_judgement
 from rageval_lc.schema import RagSample
+from rageval_lc.verdicts import CRITERIA, CRITERIA_DEFINITIONS, CriteriaDefinition, Judgement
 
 T = TypeVar("T")
 

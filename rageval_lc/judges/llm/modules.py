@@ -3,7 +3,7 @@
 Each judgement is one ``dspy.Module`` (so it can be compiled, saved and loaded). :func:`run_judgement`
 calls a module with an LM, counts calls and tokens, validates the output with a parser, retries a
 bounded number of times on unparsable or invalid output (bypassing DSPy's cache), and returns a
-:class:`~rageval_lc.judges.base.Judgement` — never raises for bad model output.
+:class:`~rageval_lc.verdicts.Judgement` — never raises for bad model output.
 
 Example:
     >>> import dspy
@@ -28,10 +28,10 @@ import dspy
 from dspy.utils.callback import BaseCallback
 from dspy.utils.exceptions import AdapterParseError
 
-from rageval_lc.judges.base import Judgement, JudgeUsage
 from rageval_lc.judges.checks import cap_raw
 from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration
 from rageval_lc.judges.llm import signatures
+from rageval_lc.verdicts import Judgement, JudgeUsage
 
 __all__ = [
     "JUDGE_MODULES",
@@ -65,7 +65,7 @@ class CriteriaJudge(dspy.Module):
     built-in judges' modules are.
 
     Example:
-        >>> from rageval_lc.judges.base import CriteriaDefinition
+        >>> from rageval_lc.verdicts import CriteriaDefinition
         >>> d = CriteriaDefinition(name="polite", criteria="Polite?", rubric={0: "no", 1: "yes"}, uses=("response",))
         >>> module = CriteriaJudge(d)
         >>> module.definition.name, list(module.predict.signature.input_fields)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS
 
 if TYPE_CHECKING:
-    from rageval_lc.judges.base import CriteriaDefinition
+    from rageval_lc.verdicts import CriteriaDefinition
 
 __all__ = [
     "SIGNATURES",
@@ -319,7 +319,7 @@ def criteria_signature(definition: CriteriaDefinition) -> type[dspy.Signature]:
     inputs are the fields the definition ``uses``, its outputs a ``reason`` and a ``score`` (a rubric level).
 
     Example:
-        >>> from rageval_lc.judges.base import CriteriaDefinition
+        >>> from rageval_lc.verdicts import CriteriaDefinition
         >>> d = CriteriaDefinition(name="polite", criteria="Is the answer polite?",
         ...                        rubric={0: "rude", 1: "polite"}, uses=("question", "response"))
         >>> signature = criteria_signature(d)

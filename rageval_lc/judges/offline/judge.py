@@ -27,18 +27,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from rageval_lc.judges.base import (
-    AnswerLabel,
-    BaseJudge,
-    ClaimVerdict,
-    ContextVerdict,
-    FactualAccuracyVerdict,
-    FullAssessment,
-    Judgement,
-    ReferenceAssessment,
-    RubricScore,
-    StatementVerdict,
-)
+from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration
 from rageval_lc.judges.offline.cross_encoder import nli_for_judge
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
@@ -60,6 +49,17 @@ from rageval_lc.judges.offline.reference import key_term_overlap
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.text import KeyedSentences, sentence_letters, split_sentences
+from rageval_lc.verdicts import (
+    AnswerLabel,
+    ClaimVerdict,
+    ContextVerdict,
+    FactualAccuracyVerdict,
+    FullAssessment,
+    Judgement,
+    ReferenceAssessment,
+    RubricScore,
+    StatementVerdict,
+)
 
 __all__ = ["LocalJudge"]
 

@@ -21,8 +21,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from rageval_lc.judges.base import JUDGEMENTS, Judgement
+from rageval_lc.judges.base import JUDGEMENTS
 from rageval_lc.schema import RagSample
+from rageval_lc.verdicts import Judgement
 
 __all__ = ["MAX_INPUT_CHARS", "NO_READABLE_WORD", "UnreadableInput", "guard_judgements", "input_chars", "too_long"]
 
@@ -90,7 +91,7 @@ def _guarded(name: str, method: Callable[..., Judgement[Any]]) -> Callable[..., 
 
 def guard_judgements(cls: type) -> type:
     """Class decorator: each judgement the class defines answers oversized or unreadable input with a
-    non-``ok`` :class:`~rageval_lc.judges.base.Judgement` (see the module) instead of raising."""
+    non-``ok`` :class:`~rageval_lc.verdicts.Judgement` (see the module) instead of raising."""
     for name in JUDGEMENTS:
         method = cls.__dict__.get(name)
         if callable(method):
