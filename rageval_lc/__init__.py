@@ -20,7 +20,6 @@ from rageval_lc._lazy import lazy_exports
 from rageval_lc._version import __version__
 from rageval_lc.adapters.assertions import assert_scores
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
-from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
 from rageval_lc.errors import MissingDependencyError, RagevalError
 from rageval_lc.judges import LabelsJudge
 from rageval_lc.metrics import (
@@ -34,10 +33,11 @@ from rageval_lc.metrics import (
     trace_rmse_aggregation,
     trace_scores,
 )
-from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.reports.compare import compare
+from rageval_lc.rgb.records import RgbRecord, build_documents, load_rgb
+from rageval_lc.rgb.run import run_rgb
+from rageval_lc.rgb.scoring import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
-from rageval_lc.runs.rgb import run_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
 from rageval_lc.scoring.custom import criteria_metric, register_metric
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec

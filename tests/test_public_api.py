@@ -79,7 +79,7 @@ LAYOUT = {
     "rageval_lc.runs.engine": ["evaluate", "aevaluate", "EvaluationRun", "score_items"],
     "rageval_lc.runs.jsonl": ["evaluate_lines", "run_settings"],
     "rageval_lc.runs.ray_engine": ["score_on_ray", "evaluate_dataset"],
-    "rageval_lc.runs.rgb": ["run_rgb"],
+    "rageval_lc.rgb.run": ["run_rgb"],
     "rageval_lc.runs.align": ["align_judge", "align_items", "split_by_question", "AlignReport"],
     "rageval_lc.judges.offline.align": ["fit_aligned", "shrunk_logistic", "shrunk_linear", "AlignItem"],
     "rageval_lc.datasets.labelled": ["read_labelled", "LabelledSample"],

@@ -615,7 +615,7 @@ def test_a_row_failing_pydantic_validation_is_reported_on_one_line(tmp_path: Pat
 
 
 def test_rgb_loader_reads_a_byte_order_mark_and_names_a_bad_byte(tmp_path: Path, capsys) -> None:
-    from rageval_lc.datasets.rgb import load_rgb
+    from rageval_lc.rgb.records import load_rgb
 
     record = {"id": 7, "query": "Where?", "answer": ["Paris"], "positive": ["Paris is in France."], "negative": []}
     marked = tmp_path / "bom.json"
