@@ -41,6 +41,7 @@ LAYERS: tuple[str, ...] = (
     "scoring",
     "runs",
     "reports",
+    "align",
     "rgb",
     "adapters",
     "cli",

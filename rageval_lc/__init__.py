@@ -45,7 +45,7 @@ from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
 
 if TYPE_CHECKING:
-    from rageval_lc.runs.align import align_judge
+    from rageval_lc.align.offline import align_judge
     from rageval_lc.runs.ray_engine import evaluate_dataset
 
 __all__ = [
@@ -98,5 +98,5 @@ __all__ = [
 
 #: ``evaluate_dataset`` (Ray Data) and ``align_judge`` (numpy) are imported when first asked for.
 __getattr__ = lazy_exports(
-    __name__, {"evaluate_dataset": "rageval_lc.runs.ray_engine", "align_judge": "rageval_lc.runs.align"}
+    __name__, {"evaluate_dataset": "rageval_lc.runs.ray_engine", "align_judge": "rageval_lc.align.offline"}
 )

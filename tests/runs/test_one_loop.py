@@ -136,9 +136,9 @@ def test_the_cli_reads_its_input_once_with_a_progress_bar(monkeypatch: pytest.Mo
 
 
 def test_agreement_reads_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rageval_lc.runs.agreement import agreement_run
+    from rageval_lc.align.agreement import agreement_run
 
-    calls = counting(monkeypatch, "sample_from_row", (*ROW_MODULES, "rageval_lc.runs.agreement"))
+    calls = counting(monkeypatch, "sample_from_row", (*ROW_MODULES, "rageval_lc.align.agreement"))
     judge = PreparingJudge()
     run = agreement_run([row(1), "", row(2), "{"], judge)
     assert (run.rows, [line for line, _ in run.skipped]) == (2, [4])
@@ -147,7 +147,7 @@ def test_agreement_reads_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_agreement_lists_a_judge_that_cannot_label_as_failed_not_skipped() -> None:
-    from rageval_lc.runs.agreement import agreement_run
+    from rageval_lc.align.agreement import agreement_run
 
     class Mute(BaseJudge):
         name = "mute"
