@@ -67,7 +67,7 @@ def align_llm_judge(
 ) -> AlignReport:
     """See :func:`~rageval_lc.align.offline.align_judge`."""
     from rageval_lc.align.compile import compile_modules
-    from rageval_lc.runs.engine import evaluate
+    from rageval_lc.engine.engine import evaluate
 
     fitted, held = split_labelled(labelled, held_out=check.held_out, seed=check.seed)
     fit_rows = [labelled[i] for i in fitted]

@@ -179,7 +179,7 @@ def test_strict_fails_a_row_with_no_determined_score_but_not_a_partly_undetermin
 
 
 def test_engine_counts_rows_with_judge_errors_as_failed() -> None:
-    from rageval_lc.runs.engine import evaluate
+    from rageval_lc.engine.engine import evaluate
 
     sample = RagSample(id="s", question="Q?", contexts=["A. B."], response="A.")
     bare = RagSample(id="bare", question="Q?", contexts=[], response="A.")
