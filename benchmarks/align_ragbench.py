@@ -5,7 +5,7 @@ Run:  python benchmarks/align_ragbench.py [--sizes 50 100 200] [--json .cache/al
 For each RAGBench subset: the rows the shipped judge was never fitted on (the calibration's held-out fold,
 ``benchmarks/calibrate_local_judge.py``) are cut into 4 folds by question. For each fold, N labelled rows are
 drawn (seeded) from the subset's other rows (the rest of the held-out fold and the calibration's fitted fold),
-the judge is aligned on them as ``rageval align`` does (:func:`rageval_lc.runs.align.align_items`: fitted on
+the judge is aligned on them as ``rageval align`` does (:func:`rageval_lc.align.offline.align_items`: fitted on
 70 % of them by question, shrunk toward the shipped parameters, checked on the other 30 %; the shipped judge
 kept when the aligned one is worse there) and the judge so chosen judges the fold. Every held-out row is so
 judged by a judge that never saw it, and the figures (hallucination AUROC, relevance / utilization RMSE) are
@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from calibrate_local_judge import add_nli, featurise  # noqa: E402
 
-from rageval_lc.judges.offline.align import AlignItem  # noqa: E402
+from rageval_lc.align.offline import align_items, figure_changes, predictions, split_by_question  # noqa: E402
+from rageval_lc.align.refit import AlignItem  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
-from rageval_lc.runs.align import align_items, figure_changes, predictions, split_by_question  # noqa: E402
 
 FOLDS = 4
 SHOWN = ("hallucination_auroc", "context_relevance_rmse", "context_utilization_rmse")

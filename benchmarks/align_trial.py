@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rageval_lc.align.offline import align_judge  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
-from rageval_lc.runs.align import align_judge  # noqa: E402
 from tests.align_trial import FACTS, right_verdicts, trial_rows  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
 Both run in fresh interpreters, alternately, on the same machine, in the same run (the earlier revision is
 checked out with ``git worktree`` into a temporary folder and imported from there). Each run loads the judge,
-scores one warm-up row (so model loading is not timed), then times ``rageval_lc.runs.engine.evaluate`` over the
+scores one warm-up row (so model loading is not timed), then times ``rageval_lc.engine.engine.evaluate`` over the
 rows with the offline judge. Prints each wall time and the ratio of the medians (target ≤ 1.5×).
 
     python benchmarks/nli_cost.py [--before 769d4d7] [--rows 500] [--repeats 2]

@@ -72,9 +72,9 @@ class ForwardTimer:
 
 def run(samples: list[Any], device: str, precision: str) -> tuple[float, float, list[dict[str, float | None]]]:
     """(wall seconds, model seconds, scores per row) for one in-process run on a fresh judge."""
+    from rageval_lc.engine.engine import evaluate
     from rageval_lc.judges.offline.judge import LocalJudge
     from rageval_lc.judges.offline.nli import NliModel
-    from rageval_lc.runs.engine import evaluate
 
     judge = LocalJudge(device=device, nli=NliModel(device=device, precision=precision))
     encoder_model = judge.encoder.encoder.model  # loaded here, not timed

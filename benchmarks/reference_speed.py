@@ -100,7 +100,7 @@ def cold_sample() -> Any:
 
 def per_row(rows: int, repeats: int) -> tuple[dict[str, tuple[float, float]], dict[str, list[Any]]]:
     """Wall and CPU seconds per row of each metric (each the best of ``repeats``) and the scores of the last repeat."""
-    from rageval_lc.runs.engine import evaluate
+    from rageval_lc.engine.engine import evaluate
 
     samples = reference_rows(rows)
     encoder, nli = loaded_models()
@@ -124,7 +124,7 @@ import json, sys, time
 sys.path.insert(0, sys.argv[3])
 from reference_speed import cold_sample  # the rows' module: not timed (it imports only the dataset reader)
 start = time.perf_counter()
-from rageval_lc.runs.engine import evaluate
+from rageval_lc.engine.engine import evaluate
 from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.offline.nli import NliModel

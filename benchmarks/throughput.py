@@ -32,8 +32,8 @@ LLM_METRICS += ["answer_classification"]
 
 
 def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> list[Any]:
+    from rageval_lc.engine.engine import evaluate
     from rageval_lc.judges.llm.dspy_judge import DspyJudge
-    from rageval_lc.runs.engine import evaluate
     from rageval_lc.schema import RagSample
     from tests.fakes import JudgementChatModel
     from tests.scoring.test_ragas_family import ANSWERS, GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE
@@ -62,10 +62,10 @@ def concurrency_figure(n: int, concurrency: int = 16, latency: float = 0.1) -> l
 
 def offline_figure(rows: int) -> list[Any]:
     from rageval_lc.datasets.ragbench import ragbench_record
+    from rageval_lc.engine.engine import evaluate
     from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
     from rageval_lc.judges.offline.judge import LocalJudge
     from rageval_lc.judges.offline.nli import NliModel
-    from rageval_lc.runs.engine import evaluate
 
     files = sorted((SHARED / "data" / "ragbench").glob("*_validation.jsonl"))
     lines = [line for path in files for line in path.read_text(encoding="utf-8").splitlines()]

@@ -39,8 +39,10 @@ LAYERS: tuple[str, ...] = (
     "datasets",
     "judges",
     "scoring",
-    "runs",
     "reports",
+    "engine",
+    "align",
+    "rgb",
     "adapters",
     "cli",
     "facade",
@@ -130,7 +132,7 @@ RGB_TASK_TEXT = {
 
 
 def rgb_tasks() -> str:
-    from rageval_lc.metrics.rgb import RGB_TASKS
+    from rageval_lc.rgb.scoring import RGB_TASKS
 
     unknown = set(RGB_TASKS) - set(RGB_TASK_TEXT)
     if unknown:
@@ -140,7 +142,7 @@ def rgb_tasks() -> str:
 
 
 def rgb_row() -> str:
-    from rageval_lc.metrics.rgb import RgbRow
+    from rageval_lc.rgb.scoring import RgbRow
 
     rows = []
     for field in dataclasses.fields(RgbRow):

@@ -16,8 +16,8 @@ from pathlib import Path
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.prompts import ChatPromptTemplate
 
-from rageval_lc.datasets.rgb import load_rgb
-from rageval_lc.runs.rgb import run_rgb
+from rageval_lc.rgb.records import load_rgb
+from rageval_lc.rgb.run import run_rgb
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgb" / "en_fact.json"
 

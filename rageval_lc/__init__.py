@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 from rageval_lc._lazy import lazy_exports
 from rageval_lc.adapters.assertions import assert_scores
 from rageval_lc.datasets import RagbenchRecord, load_ragbench, ragbench_record, sample_from_row
-from rageval_lc.datasets.rgb import RgbRecord, build_documents, load_rgb
+from rageval_lc.engine.engine import EvaluationRun, aevaluate, evaluate
 from rageval_lc.errors import MissingDependencyError, RagevalError
 from rageval_lc.judges import LabelsJudge
 from rageval_lc.metrics import (
@@ -35,10 +35,10 @@ from rageval_lc.metrics import (
     trace_rmse_aggregation,
     trace_scores,
 )
-from rageval_lc.metrics.rgb import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.reports.compare import compare
-from rageval_lc.runs.engine import EvaluationRun, aevaluate, evaluate
-from rageval_lc.runs.rgb import run_rgb
+from rageval_lc.rgb.records import RgbRecord, build_documents, load_rgb
+from rageval_lc.rgb.run import run_rgb
+from rageval_lc.rgb.scoring import EvaluationResult, RgbRow, score_rgb
 from rageval_lc.schema import KeyReport, MetricResult, RagSample, SentenceSupport, TraceLabels
 from rageval_lc.scoring.custom import criteria_metric, register_metric
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec
@@ -46,8 +46,8 @@ from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 from rageval_lc.text import KeyedSentences, split_sentences
 
 if TYPE_CHECKING:
-    from rageval_lc.runs.align import align_judge
-    from rageval_lc.runs.ray_engine import evaluate_dataset
+    from rageval_lc.align.offline import align_judge
+    from rageval_lc.engine.ray_engine import evaluate_dataset
 
 __all__ = [
     "REGISTRY",
@@ -99,5 +99,5 @@ __all__ = [
 
 #: ``evaluate_dataset`` (Ray Data) and ``align_judge`` (numpy) are imported when first asked for.
 __getattr__ = lazy_exports(
-    __name__, {"evaluate_dataset": "rageval_lc.runs.ray_engine", "align_judge": "rageval_lc.runs.align"}
+    __name__, {"evaluate_dataset": "rageval_lc.engine.ray_engine", "align_judge": "rageval_lc.align.offline"}
 )

@@ -68,7 +68,7 @@ def test_the_guide_has_python_blocks_in_readme_and_docs() -> None:
 
 
 #: Blocks that need a service this module does not start ("# needs: ..."), and the test that runs each.
-RUN_ELSEWHERE = {"# needs: Ray": "tests/runs/test_ray_engine.py::test_the_readme_example_runs_on_the_cluster"}
+RUN_ELSEWHERE = {"# needs: Ray": "tests/engine/test_ray_engine.py::test_the_readme_example_runs_on_the_cluster"}
 
 
 def test_blocks_that_need_a_service_are_run_where_it_is() -> None:
@@ -136,7 +136,7 @@ def test_printed_outputs_are_what_the_commands_print(tmp_path: Path, monkeypatch
     """Item 10 of issue 23: the quickstart table and the gate's output in the guide are run and compared, so a drift
     fails here (the table was found printing 0.698 where the README said 0.631)."""
     from rageval_lc.cli import main
-    from rageval_lc.runs.quickstart import run_quickstart
+    from rageval_lc.engine.quickstart import run_quickstart
 
     blocks = printed_blocks()
     quickstart = next(lines for first, lines in blocks.items() if first.startswith("sample   "))
@@ -159,7 +159,7 @@ def test_printed_outputs_are_what_the_commands_print(tmp_path: Path, monkeypatch
 def test_the_guide_says_result_rows_keep_the_question_and_the_response() -> None:
     import json
 
-    from rageval_lc.runs.jsonl import evaluate_lines
+    from rageval_lc.engine.jsonl import evaluate_lines
 
     row = {"id": "a", "question": "Q?", "contexts": ["A."], "response": "A.", "labels": {}}
     out = io.StringIO()

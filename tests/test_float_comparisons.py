@@ -37,10 +37,10 @@ ALLOWED: dict[str, str] = {
     "tests/scoring/test_custom.py::test_a_function_metric_that_raises_is_that_metrics_error_only": (
         "the metric's own arithmetic: 1 word over 10"
     ),
-    "tests/runs/test_ray_engine.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors": (
+    "tests/engine/test_ray_engine.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors": (
         "the metric's own arithmetic: 1 word over 10, the same division on an actor"
     ),
-    "tests/runs/test_workers.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers": (
+    "tests/engine/test_workers.py::test_a_metric_of_ones_own_loaded_from_a_file_is_scored_in_the_workers": (
         "the metric's own arithmetic: 1 word over 10, the same division in a worker"
     ),
 }

@@ -76,12 +76,12 @@ LAYOUT = {
     "rageval_lc.scoring.plan": ["ROUTES", "METRIC_VERDICTS", "COMPOSITES", "FALLBACKS", "metric_judgements"],
     "rageval_lc.scoring.dry_run": ["plan_calls", "CallPlan"],
     "rageval_lc.scoring.custom": ["criteria_metric", "register_metric", "unregister_metric", "temporary_metrics"],
-    "rageval_lc.runs.engine": ["evaluate", "aevaluate", "EvaluationRun", "score_items"],
-    "rageval_lc.runs.jsonl": ["evaluate_lines", "run_settings"],
-    "rageval_lc.runs.ray_engine": ["score_on_ray", "evaluate_dataset"],
-    "rageval_lc.runs.rgb": ["run_rgb"],
-    "rageval_lc.runs.align": ["align_judge", "align_items", "split_by_question", "AlignReport"],
-    "rageval_lc.judges.offline.align": ["fit_aligned", "shrunk_logistic", "shrunk_linear", "AlignItem"],
+    "rageval_lc.engine.engine": ["evaluate", "aevaluate", "EvaluationRun", "score_items"],
+    "rageval_lc.engine.jsonl": ["evaluate_lines", "run_settings"],
+    "rageval_lc.engine.ray_engine": ["score_on_ray", "evaluate_dataset"],
+    "rageval_lc.rgb.run": ["run_rgb"],
+    "rageval_lc.align.offline": ["align_judge", "align_items", "split_by_question", "AlignReport"],
+    "rageval_lc.align.refit": ["fit_aligned", "shrunk_logistic", "shrunk_linear", "AlignItem"],
     "rageval_lc.datasets.labelled": ["read_labelled", "LabelledSample"],
     "rageval_lc.reports.summary": ["summarize", "format_table", "reference_view"],
     "rageval_lc.reports.html": ["render_html"],
@@ -109,8 +109,8 @@ def test_the_layout_exports_its_pieces() -> None:
 
 
 def test_the_top_level_names_are_the_layout_ones() -> None:
+    from rageval_lc.engine.engine import evaluate
     from rageval_lc.reports.compare import compare
-    from rageval_lc.runs.engine import evaluate
     from rageval_lc.scoring import REGISTRY, evaluate_sample
 
     assert rageval_lc.evaluate is evaluate
@@ -123,7 +123,7 @@ def test_the_top_level_names_are_the_layout_ones() -> None:
 
 
 def test_evaluate_dataset_is_the_ray_engines() -> None:
-    from rageval_lc.runs.ray_engine import evaluate_dataset
+    from rageval_lc.engine.ray_engine import evaluate_dataset
 
     assert rageval_lc.evaluate_dataset is evaluate_dataset
 

@@ -24,9 +24,9 @@ sys.path.insert(0, str(HERE))
 from count_calls import ANSWER, CONTEXTS, QUESTION, REFERENCE  # noqa: E402
 from ours_calls import ANSWERS  # noqa: E402
 
+from rageval_lc.engine.engine import evaluate  # noqa: E402
 from rageval_lc.judges.llm.dspy_judge import DspyJudge  # noqa: E402
 from rageval_lc.reports.summary import format_table  # noqa: E402
-from rageval_lc.runs.engine import evaluate  # noqa: E402
 from rageval_lc.schema import RagSample  # noqa: E402
 from tests.fakes import JudgementChatModel  # noqa: E402
 

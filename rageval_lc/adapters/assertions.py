@@ -2,7 +2,7 @@
 
 Give it a sample to score (a :class:`~rageval_lc.schema.RagSample` or a row as ``rageval evaluate`` reads them)
 or results already made (a :class:`~rageval_lc.scoring.sample.SampleResult`, a mapping of
-:class:`~rageval_lc.schema.MetricResult`, an :class:`~rageval_lc.runs.engine.EvaluationRun`, result rows), and a
+:class:`~rageval_lc.schema.MetricResult`, an :class:`~rageval_lc.engine.engine.EvaluationRun`, result rows), and a
 condition per score; every row must meet every condition, and an undetermined or failed score never does.
 This module imports no test framework: :mod:`rageval_lc.adapters.pytest_plugin` only adds the options and the
 ``rageval_judge`` fixture that choose the judge used when none is given.
@@ -28,10 +28,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rageval_lc.engine.engine import EvaluationRun, score_items
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.reports.gate import Threshold, parse_condition
-from rageval_lc.runs.engine import EvaluationRun, score_items
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import REGISTRY, MetricSpec, parse_metrics
 from rageval_lc.scoring.sample import SampleResult

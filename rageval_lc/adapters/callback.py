@@ -59,7 +59,7 @@ from langsmith.utils import get_tracer_project
 
 from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source, contexts_in, resilient_judge
 from rageval_lc.adapters.sinks import CallableSink, Sink
-from rageval_lc.runs.producers import CALLBACK, PRODUCER_KEY
+from rageval_lc.reports.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rageval_lc.engine.engine import RESILIENCE_OPTIONS, resilient_judge
 from rageval_lc.judges.factory import resolve_judge
-from rageval_lc.runs.engine import RESILIENCE_OPTIONS, resilient_judge
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -202,7 +202,7 @@ class MetricScorer:
     """One metric, its judge and options: scores samples and picks out the results integrations report.
 
     The judge is wrapped as :func:`rageval_lc.evaluate` wraps it
-    (:func:`~rageval_lc.runs.engine.make_resilient`): a judgement that fails for a transient reason
+    (:func:`~rageval_lc.engine.engine.make_resilient`): a judgement that fails for a transient reason
     (a timeout, HTTP 429 or 5xx, a dropped connection) is retried, and when it keeps failing its scores
     are ``error`` results with the reason. Wrapping calls no model and loads none.
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from rageval_lc.files import OutputInUseError, jsonl_line
-from rageval_lc.runs.producers import CALLBACK, producer_name, producer_of
+from rageval_lc.reports.producers import CALLBACK, producer_name, producer_of
 
 logger = logging.getLogger(__name__)
 

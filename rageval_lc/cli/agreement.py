@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Score the labelled rows with the judge and print the agreement figures."""
-    from rageval_lc.runs.agreement import agreement_run, format_agreement
+    from rageval_lc.align.agreement import agreement_run, format_agreement
 
     if common.missing(args.input, "input"):
         return 2

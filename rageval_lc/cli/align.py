@@ -71,8 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Align the judge, print the before-and-after report, and write the judge (and page) asked for."""
+    from rageval_lc.align.offline import align_judge
     from rageval_lc.judges.factory import make_judge
-    from rageval_lc.runs.align import align_judge
 
     if not args.judge.startswith(("local", "dspy:")):
         return common.error(
@@ -101,7 +101,7 @@ def handle(args: argparse.Namespace) -> int:
         return common.error(str(exc))
     print(json.dumps(report.to_dict(), indent=1) if args.json else report.table(), flush=True)
     if args.html is not None:
-        from rageval_lc.reports.align_html import render_align_html
+        from rageval_lc.align.page import render_align_html
 
         if common.write_page(args.html, render_align_html(report, title=args.labelled.name), "HTML report"):
             return 2

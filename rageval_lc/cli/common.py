@@ -156,7 +156,7 @@ def result_rows(path: Path) -> tuple[list[dict[str, Any]], int]:
         ValueError: If the file cannot be read, holds no result row, or mixes the rows of ``rageval evaluate`` and
             of the callback handler (never summed up as one run).
     """
-    from rageval_lc.runs.producers import check_one_producer
+    from rageval_lc.reports.producers import check_one_producer
 
     rows, other = [], 0
     try:

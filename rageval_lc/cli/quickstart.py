@@ -15,6 +15,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Score the bundled rows and print the table."""
-    from rageval_lc.runs.quickstart import run_quickstart
+    from rageval_lc.engine.quickstart import run_quickstart
 
     return run_quickstart(sys.stdout)

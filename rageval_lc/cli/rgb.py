@@ -60,7 +60,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from rageval_lc.metrics.rgb import RgbRow, score_rgb
+    from rageval_lc.rgb.scoring import RgbRow, score_rgb
 
     if common.unusable(args.input, "input", args.out, "--out", "the judgements"):
         return 2
@@ -89,8 +89,8 @@ def _score(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import importlib
 
-    from rageval_lc.datasets.rgb import load_rgb
-    from rageval_lc.runs.rgb import run_rgb
+    from rageval_lc.rgb.records import load_rgb
+    from rageval_lc.rgb.run import run_rgb
 
     if common.unusable(args.data, "RGB", args.out, "--out", "the results"):
         return 2

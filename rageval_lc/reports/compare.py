@@ -108,7 +108,7 @@ def compare(
 
     Args:
         run_a, run_b: a results file (JSONL written by ``rageval evaluate --out``), or its rows (dicts with
-            ``id``, ``status`` and ``scores``; an :class:`~rageval_lc.runs.engine.EvaluationRun` works too).
+            ``id``, ``status`` and ``scores``; an :class:`~rageval_lc.engine.engine.EvaluationRun` works too).
         by: also compare per subset of this field (see :func:`subset_of`; pairs naming none go under
             :data:`MISSING`).
         n_resamples: paired-bootstrap resamples and Monte-Carlo permutations (the permutation test is exact
@@ -293,7 +293,7 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
         OSError: If the file cannot be read.
     """
     from rageval_lc.files import json_rows
-    from rageval_lc.runs.producers import check_one_producer
+    from rageval_lc.reports.producers import check_one_producer
 
     rows = []
     for line_no, row in json_rows(path):

@@ -1,7 +1,7 @@
 """The frame every HTML report draws its page in: the page itself, its base CSS, and texts escaped and cut.
 
 The run report (:mod:`~rageval_lc.reports.html`), the comparison of two runs
-(:mod:`~rageval_lc.reports.compare_html`) and the alignment report (:mod:`~rageval_lc.reports.align_html`) share
+(:mod:`~rageval_lc.reports.compare_html`) and the alignment report (:mod:`~rageval_lc.align.page`) share
 it, so their pages look alike and stay bounded: a name shows at most :data:`NAME_CHARS` characters.
 """
 

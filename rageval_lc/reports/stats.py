@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "PairedComparison",
     "bootstrap_ci",
+    "mean_interval",
     "paired_comparison",
     "paired_statistic_ci",
     "permutation_p_value",
@@ -61,6 +62,21 @@ def bootstrap_ci(
     )
     low, high = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
     return float(low), float(high)
+
+
+def mean_interval(
+    values: Sequence[float], *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, confidence: float = 0.95
+) -> tuple[float | None, float | None]:
+    """The percentile-bootstrap interval of the mean of ``values`` (:func:`bootstrap_ci`: bounded memory for a run
+    of any size); (None, None) when there are no values or ``n_resamples`` is 0.
+
+    Example:
+        >>> mean_interval([0.25, 0.25]), mean_interval([], n_resamples=10), mean_interval([1.0], n_resamples=0)
+        ((0.25, 0.25), (None, None), (None, None))
+    """
+    if n_resamples == 0 or len(values) == 0:
+        return None, None
+    return bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
 
 
 def permutation_p_value(

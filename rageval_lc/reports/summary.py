@@ -29,7 +29,6 @@ __all__ = [
     "format_reference_view",
     "format_summary",
     "format_table",
-    "mean_interval",
     "reference_view",
     "row_outcome",
     "summarize",
@@ -78,7 +77,8 @@ def summarize(
         rows: result rows (``status`` and ``scores`` per score; an ``ok`` score whose value is not a finite
             number counts as ``error``; a row without a companion score, such as ``adherence_probability``,
             counts with the status of the score it belongs to, ``undetermined`` where that one is ``ok``).
-        n_resamples: bootstrap resamples of each mean (:func:`mean_interval`); 0 turns the intervals off.
+        n_resamples: bootstrap resamples of each mean (:func:`~rageval_lc.reports.stats.mean_interval`); 0 turns
+            the intervals off.
         seed: the bootstrap's seed (the same rows and seed give the same interval).
         confidence: the interval's coverage.
 
@@ -92,6 +92,7 @@ def summarize(
     counts: dict[str, dict[str, int]] = {}
     given: dict[str, None] = {}  # the scores some row holds, in first-seen order
     from rageval_lc.reports.attention import score_value
+    from rageval_lc.reports.stats import mean_interval  # numpy: loaded on the first summary
 
     for row in rows:
         given.update(dict.fromkeys(row.get("status") or {}))
@@ -133,24 +134,6 @@ def _statuses(status: Mapping[str, str]) -> dict[str, str]:
         if companion not in statuses and score in statuses:
             statuses[companion] = "undetermined" if statuses[score] == "ok" else statuses[score]
     return statuses
-
-
-def mean_interval(
-    values: Sequence[float], *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0, confidence: float = 0.95
-) -> tuple[float | None, float | None]:
-    """The percentile-bootstrap interval of the mean of ``values``
-    (:func:`~rageval_lc.reports.stats.bootstrap_ci`: bounded memory for a run of any size); (None, None)
-    when there are no values or ``n_resamples`` is 0.
-
-    Example:
-        >>> mean_interval([0.25, 0.25]), mean_interval([], n_resamples=10), mean_interval([1.0], n_resamples=0)
-        ((0.25, 0.25), (None, None), (None, None))
-    """
-    if n_resamples == 0 or len(values) == 0:
-        return None, None
-    from rageval_lc.reports.stats import bootstrap_ci
-
-    return bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
 
 
 def row_outcome(status: Mapping[str, str]) -> str:

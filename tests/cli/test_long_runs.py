@@ -180,7 +180,7 @@ def test_strict_fails_a_row_with_no_determined_score_but_not_a_partly_undetermin
 
 
 def test_engine_counts_rows_with_judge_errors_as_failed() -> None:
-    from rageval_lc.runs.engine import evaluate
+    from rageval_lc.engine.engine import evaluate
 
     sample = RagSample(id="s", question="Q?", contexts=["A. B."], response="A.")
     bare = RagSample(id="bare", question="Q?", contexts=[], response="A.")
@@ -616,7 +616,7 @@ def test_a_row_failing_pydantic_validation_is_reported_on_one_line(tmp_path: Pat
 
 
 def test_rgb_loader_reads_a_byte_order_mark_and_names_a_bad_byte(tmp_path: Path, capsys) -> None:
-    from rageval_lc.datasets.rgb import load_rgb
+    from rageval_lc.rgb.records import load_rgb
 
     record = {"id": 7, "query": "Where?", "answer": ["Paris"], "positive": ["Paris is in France."], "negative": []}
     marked = tmp_path / "bom.json"

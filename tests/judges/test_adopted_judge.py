@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from rageval_lc import RagSample, evaluate, evaluate_sample
+from rageval_lc.engine.engine import make_resilient
 from rageval_lc.judges.base import AdoptedJudge, Judge, as_judge
 from rageval_lc.judges.resilient import ResilientJudge, _identity
-from rageval_lc.runs.engine import make_resilient
 from rageval_lc.schema import TraceLabels
 from rageval_lc.verdicts import Judgement
 

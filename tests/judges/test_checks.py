@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from rageval_lc.engine.engine import evaluate
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.judges.resilient import JudgeCache, ResilientJudge
-from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from rageval_lc.verdicts import Judgement
+from tests.engine.test_engine import samples
 from tests.fakes import JudgementChatModel, chat
 from tests.metrics.test_trace import GUIDE_DOCS, GUIDE_LABELS, GUIDE_RESPONSE
-from tests.runs.test_engine import samples
 
 # --- 11. raw output is capped -----------------------------------------------------------------------
 

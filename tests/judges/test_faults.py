@@ -23,14 +23,14 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from rageval_lc.engine.engine import evaluate
 from rageval_lc.judges.factory import make_judge
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.judges.resilient import ResilientJudge
-from rageval_lc.runs.engine import evaluate
 from rageval_lc.verdicts import Judgement
+from tests.engine.test_engine import samples
 from tests.fakes import chat
-from tests.runs.test_engine import samples
 
 ROOT = Path(__file__).resolve().parents[2]
 

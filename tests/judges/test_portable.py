@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pickle
 
+from rageval_lc.engine.engine import make_resilient
 from rageval_lc.judges.resilient import RateLimiter
-from rageval_lc.runs.engine import make_resilient
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
 from tests.floats import assert_close_structure

@@ -28,7 +28,15 @@ FULL = RagSample(
     question="Where is Paris?", contexts=["Paris is in France."], response="In France.", reference="France."
 )
 #: The layers above the metrics: a metric module imports none of them (the scoring layer gathers the metrics).
-ABOVE = ("rageval_lc.scoring", "rageval_lc.runs", "rageval_lc.reports", "rageval_lc.adapters", "rageval_lc.cli")
+ABOVE = (
+    "rageval_lc.scoring",
+    "rageval_lc.engine",
+    "rageval_lc.reports",
+    "rageval_lc.align",
+    "rageval_lc.rgb",
+    "rageval_lc.adapters",
+    "rageval_lc.cli",
+)
 
 
 class NoCallJudge(LabelsJudge):

@@ -12,7 +12,8 @@ from scipy import stats as scipy_stats
 
 from rageval_lc.cli import main
 from rageval_lc.reports import stats
-from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, mean_interval, summarize
+from rageval_lc.reports.stats import mean_interval
+from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, summarize
 from tests.floats import SAME_DRAWS_ABS, assert_close_structure
 
 DATA = Path(__file__).resolve().parents[2] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"

@@ -346,7 +346,7 @@ def test_render_html_refuses_bad_worst_and_unknown_scores() -> None:
 def test_report_command_reads_questions_from_the_input_and_lists_worst_rows_by_a_chosen_score(
     tmp_path: Path, capsys
 ) -> None:
-    from rageval_lc.runs.jsonl import evaluate_lines
+    from rageval_lc.engine.jsonl import evaluate_lines
 
     def sample(i: int, unsupported: list[str]) -> dict:
         labels = {"all_relevant_sentence_keys": ["0a"], "unsupported_response_sentence_keys": unsupported}

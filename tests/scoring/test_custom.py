@@ -105,7 +105,7 @@ def test_a_criteria_metric_is_one_call_with_the_rubric_level_rescaled(helpfulnes
 
 
 def test_criteria_calls_go_through_the_resilient_wrapper_and_its_cache(helpfulness: Any, tmp_path: Path) -> None:
-    from rageval_lc.runs.engine import make_resilient
+    from rageval_lc.engine.engine import make_resilient
 
     lm = DummyLM({"Where is the Eiffel Tower?": {"reason": "Names the city.", "score": "4"}})
     first = make_resilient(DspyJudge(lm), requests_per_minute=600, cache_dir=tmp_path)

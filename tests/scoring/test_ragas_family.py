@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from rageval_lc.engine.jsonl import evaluate_lines
 from rageval_lc.judges import LabelsJudge
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
-from rageval_lc.runs.jsonl import evaluate_lines
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import planned_judgements
 from rageval_lc.scoring.registry import RAGAS_FAMILY, parse_metrics

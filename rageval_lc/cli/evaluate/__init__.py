@@ -115,7 +115,7 @@ def handle(args: argparse.Namespace) -> int:
             raise ValueError(f"--rpm must be > 0. Got {args.rpm}.")
         common.check_bootstrap(args)
         if args.engine == "ray" and not args.dry_run:
-            from rageval_lc.runs.ray_engine import check_address, require_ray
+            from rageval_lc.engine.ray_engine import check_address, require_ray
 
             require_ray()  # before the output is opened: Ray missing is one line, nothing written
             check_address(args.ray_address)  # Ray itself would retry an unreachable head for minutes
@@ -124,7 +124,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args, judge)
     from rageval_lc.cli.evaluate.loop import run_evaluation
-    from rageval_lc.runs.engine import make_resilient
+    from rageval_lc.engine.engine import make_resilient
 
     judge = make_resilient(
         judge, requests_per_minute=args.rpm, timeout_s=args.timeout, retries=args.retries, cache_dir=args.cache_dir
@@ -140,8 +140,8 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _dry_run(args: argparse.Namespace, judge: Any) -> int:
+    from rageval_lc.engine.jsonl import parse_line
     from rageval_lc.reports.summary import format_table
-    from rageval_lc.runs.jsonl import parse_line
     from rageval_lc.schema import RagSample
     from rageval_lc.scoring.dry_run import plan_calls
 

@@ -17,8 +17,7 @@ from rageval_lc.files import LockedOutput, raw_lines
 def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], output: LockedOutput | None) -> int:
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
-    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
-    from rageval_lc.runs.jsonl import (
+    from rageval_lc.engine.jsonl import (
         evaluate_lines,
         kept_rows,
         resume_mismatches,
@@ -26,6 +25,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         run_settings,
         settings_mismatch,
     )
+    from rageval_lc.reports.summary import format_reference_view, format_summary, row_outcome
 
     scoring = common.options(args, "trace_mode scoring_mode relevance_normalizer")  # how the scores are computed
     settings = run_settings(specs, judge, **scoring, api_base=args.api_base, max_tokens=args.max_tokens)

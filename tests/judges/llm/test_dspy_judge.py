@@ -274,7 +274,7 @@ def test_every_judgement_survives_garbage(name: str, garbage: str) -> None:
 def test_runner_totals_the_judge_usage() -> None:
     import io
 
-    from rageval_lc.runs.jsonl import evaluate_lines
+    from rageval_lc.engine.jsonl import evaluate_lines
 
     row = json.dumps({"id": "g", "question": GUIDE_SAMPLE.question, "contexts": GUIDE_DOCS, "response": GUIDE_RESPONSE})
     dspy_judge, _ = judge(GUIDE_ANSWER)

@@ -131,7 +131,7 @@ def test_gemma_judge_aligned_on_20_rows_is_saved_reloaded_and_answers_alike(
     """Every module the metrics use (separate mode: TRACe labelling, claim verification, context relevance) is
     compiled from the labels, saved and reloaded; the reloaded judge sends the same prompts and gets the same
     answers (llama.cpp at temperature 0)."""
-    from rageval_lc.judges.llm.align import compile_modules
+    from rageval_lc.align.compile import compile_modules
     from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
     judge = make_judge("dspy:openai/gemma", api_base=server, max_retries=0, max_tokens=256)

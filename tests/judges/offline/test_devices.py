@@ -11,13 +11,13 @@ import pytest
 import torch
 
 from rageval_lc.cli import main
+from rageval_lc.engine.engine import evaluate, make_resilient
 from rageval_lc.judges.factory import make_judge, resolve_judge
 from rageval_lc.judges.offline.devices import DEVICE_CHOICES, resolve_device
 from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.offline.nli import NliModel
-from rageval_lc.runs.engine import evaluate, make_resilient
 from rageval_lc.schema import RagSample
 from tests.floats import assert_close_structure
 

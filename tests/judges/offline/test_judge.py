@@ -194,7 +194,7 @@ def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
 
 
 def test_the_first_judgement_of_a_chunk_encodes_it_so_the_others_read_the_cache(fake_judge: LocalJudge) -> None:
-    from rageval_lc.runs.engine import prepared
+    from rageval_lc.engine.engine import prepared
 
     batch = [SAMPLE.model_copy(update={"question": f"Where is it? ({i})"}) for i in range(4)]
     before = fake_judge.encoder.misses

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rageval_lc.engine.engine import evaluate
 from rageval_lc.judges.offline.judge import LocalJudge
-from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from tests.floats import assert_close_structure
 

@@ -4,7 +4,7 @@ Threads share one interpreter lock, so the offline judge's Python work (tokenisi
 runs on one core at a time; processes do not. The judge travels to each worker by pickle (without its
 loaded models: :mod:`~rageval_lc.judges.portable`), rows go out in chunks (small first ones, so that the
 first rows come back within seconds, then larger), and what comes back is yielded in input order. Each
-worker runs :func:`~rageval_lc.runs.batch.score_in_threads`, so a row that fails is an ``error`` row there as
+worker runs :func:`~rageval_lc.engine.batch.score_in_threads`, so a row that fails is an ``error`` row there as
 in-process; a worker that dies takes only its chunk's rows, which are scored again once in a fresh pool and
 become ``error`` rows if that fails too. A rate limit is split evenly between the workers.
 
@@ -30,7 +30,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from rageval_lc.runs.batch import Unreadable, metric_specs, score_in_threads
+from rageval_lc.engine.batch import Unreadable, metric_specs, score_in_threads
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
@@ -39,7 +39,7 @@ __all__ = ["chunk_sizes", "pack_job", "score_in_processes", "unpack_job", "with_
 
 T = TypeVar("T")
 
-#: The largest chunk sent to a worker at once (as in-process: :func:`~rageval_lc.runs.batch.prepared`).
+#: The largest chunk sent to a worker at once (as in-process: :func:`~rageval_lc.engine.batch.prepared`).
 MAX_CHUNK = 256
 
 _WORKER: dict[str, Any] = {}  # in a worker process: the judge, the specs and the options
@@ -74,12 +74,12 @@ def score_in_processes(
     """Score ``(tag, sample)`` items in ``workers`` processes; yield ``(tag, result)`` in input order.
 
     Args:
-        items: as for :func:`~rageval_lc.runs.engine.score_items` (read lazily; a bounded window is in flight).
+        items: as for :func:`~rageval_lc.engine.engine.score_items` (read lazily; a bounded window is in flight).
         specs: the metrics, parsed once.
         judge: a resolved judge; it must pickle (the built-in judges do) — its models load in each worker.
         workers: worker processes (each sets torch to its share of the cores).
         concurrency: samples scored at once in each worker (threads).
-        **options: the scoring's options, as for :func:`~rageval_lc.runs.engine.score_items`.
+        **options: the scoring's options, as for :func:`~rageval_lc.engine.engine.score_items`.
 
     Raises:
         ValueError: If ``workers`` < 1, or the judge cannot be pickled (before any row is read).

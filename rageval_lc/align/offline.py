@@ -2,7 +2,7 @@
 
 The labelled rows (:mod:`~rageval_lc.datasets.labelled`) are split by question (seeded; every row of one
 question on one side, so near-duplicates cannot leak): the judge is refitted on one part
-(:func:`~rageval_lc.judges.offline.align.fit_aligned`, shrunk toward its current parameters) and both judges,
+(:func:`~rageval_lc.align.refit.fit_aligned`, shrunk toward its current parameters) and both judges,
 before and after, are measured on the other. Each figure (hallucination AUROC, per-sentence support accuracy,
 RMSE of each labelled score) comes with its paired-bootstrap interval. A judge that is worse on held-out rows
 (:attr:`AlignReport.worse`: clearly worse on one figure, or worse overall) is not written unless ``force``.
@@ -24,10 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.datasets.labelled import LabelledSample, read_labelled
-from rageval_lc.judges.offline.align import MODELS, AlignItem, fit_aligned
-from rageval_lc.judges.offline.model import LocalParams
-from rageval_lc.runs.align_report import (
+from rageval_lc.align.refit import MODELS, AlignItem, fit_aligned
+from rageval_lc.align.report import (
     SCORES,
     AlignReport,
     FigureChange,
@@ -38,6 +36,8 @@ from rageval_lc.runs.align_report import (
     split_by_question,
     split_labelled,
 )
+from rageval_lc.datasets.labelled import LabelledSample, read_labelled
+from rageval_lc.judges.offline.model import LocalParams
 
 __all__ = [
     "METRIC_MODELS",
@@ -82,7 +82,7 @@ def align_judge(
 
     The offline judge's models are refitted (see the module docstring); an LLM judge (``dspy:<model>``, a
     :class:`~rageval_lc.judges.llm.dspy_judge.DspyJudge`, a ``dspy.LM`` or a LangChain chat model) has every module
-    the metrics use compiled (:func:`~rageval_lc.runs.align_llm.align_llm_judge`).
+    the metrics use compiled (:func:`~rageval_lc.align.llm.align_llm_judge`).
 
     Args:
         data: labelled rows in any form :func:`~rageval_lc.datasets.labelled.read_labelled` reads.
@@ -96,9 +96,9 @@ def align_judge(
         tolerance: see :attr:`AlignReport.worse`.
         force: write the judge even if it is worse.
         optimizer, scoring_mode, dry_run: an LLM judge's compile (see
-            :func:`~rageval_lc.judges.llm.align.compile_modules`); a dry run calls no model.
+            :func:`~rageval_lc.align.compile.compile_modules`); a dry run calls no model.
         checkpoint: an LLM judge's resumable state (compiled modules, the held-out check's answers); by default
-            ``OUT.partial``, removed when the run ends (see :mod:`~rageval_lc.runs.align_llm`).
+            ``OUT.partial``, removed when the run ends (see :mod:`~rageval_lc.align.llm`).
         progress: progress bars on stderr (featurising rows; compiling modules and the held-out check).
 
     Raises:
@@ -110,8 +110,8 @@ def align_judge(
     names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
     check = HeldOutCheck(held_out=held_out, seed=seed, force=force, tolerance=tolerance, progress=progress)
     if not (isinstance(judge, LocalJudge) or (isinstance(judge, str) and judge.startswith("local"))):
+        from rageval_lc.align.llm import align_llm_judge
         from rageval_lc.judges.llm.dspy_judge import DspyJudge
-        from rageval_lc.runs.align_llm import align_llm_judge
 
         llm = resolve_judge(judge)
         if not isinstance(llm, DspyJudge):

@@ -1,11 +1,11 @@
 """Many machines: score on a Ray cluster with Ray Data, one judge per actor, results in input order.
 
-:func:`score_on_ray` is the ``ray`` engine of :func:`~rageval_lc.runs.engine.score_items` (``rageval evaluate
---engine ray``): it keeps the contract of :func:`~rageval_lc.runs.workers.score_in_processes` — the same
+:func:`score_on_ray` is the ``ray`` engine of :func:`~rageval_lc.engine.engine.score_items` (``rageval evaluate
+--engine ray``): it keeps the contract of :func:`~rageval_lc.engine.workers.score_in_processes` — the same
 chunks (1, 2, 4 … 256 rows, so that the judge batches the same texts and the scores come out the same),
 every row exactly once, in input order — with ``workers`` Ray actors instead of local processes. Each actor
 unpickles the judge once (its models load once, on first use) and scores a chunk with
-:func:`~rageval_lc.runs.batch.score_in_threads`, so a row that fails is an ``error`` row, never a failed job.
+:func:`~rageval_lc.engine.batch.score_in_threads`, so a row that fails is an ``error`` row, never a failed job.
 An actor that dies is restarted by Ray and its chunk scored again (Ray Data's defaults), at most
 :data:`ACTOR_RESTARTS` times: a small actor counts each chunk's unfinished tries, and a chunk whose actor died
 more often than that (a row that crashes the process) becomes ``error`` rows instead of hanging the job.
@@ -33,10 +33,10 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from rageval_lc.engine.batch import Unreadable, metric_specs, resilient_judge, score_in_threads
+from rageval_lc.engine.workers import MAX_CHUNK, chunk_sizes, pack_job, unpack_job, with_unreadable
 from rageval_lc.errors import MissingDependencyError
 from rageval_lc.judges.resilient import RateLimiter
-from rageval_lc.runs.batch import Unreadable, metric_specs, resilient_judge, score_in_threads
-from rageval_lc.runs.workers import MAX_CHUNK, chunk_sizes, pack_job, unpack_job, with_unreadable
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
@@ -128,16 +128,16 @@ def score_on_ray(
 ) -> Iterator[tuple[T, SampleResult]]:
     """Score ``(tag, sample)`` items on ``workers`` Ray actors; yield ``(tag, result)`` in input order.
 
-    Tags stay here, on the driver, and so do :class:`~rageval_lc.runs.batch.Unreadable` items (their
+    Tags stay here, on the driver, and so do :class:`~rageval_lc.engine.batch.Unreadable` items (their
     exceptions need not pickle): they become failed results here.
 
     Args:
-        items: as for :func:`~rageval_lc.runs.engine.score_items` (read lazily, ``window_rows`` at a time).
+        items: as for :func:`~rageval_lc.engine.engine.score_items` (read lazily, ``window_rows`` at a time).
         specs: the metrics, parsed once.
         judge: a resolved judge; it must pickle (the built-in judges do) — its models load in each actor.
         workers: Ray actors, each with its own judge.
         concurrency: samples scored at once in each actor (threads).
-        options: the scoring's options, as for :func:`~rageval_lc.runs.engine.score_items`.
+        options: the scoring's options, as for :func:`~rageval_lc.engine.engine.score_items`.
         address: the cluster to join (``auto``, ``head:6379``, ``ray://head:10001``) unless Ray already runs in
             this process (then that one); None: Ray's default (``RAY_ADDRESS``, a cluster started with
             ``ray start`` here), else a local Ray started for the run. A cluster joined is only left at the end.
@@ -187,13 +187,13 @@ def evaluate_dataset(
     Args:
         ds: the input rows.
         metrics: metric names or a comma-separated string.
-        judge: as for :func:`~rageval_lc.runs.engine.evaluate` (None: the offline judge); a rate limit
+        judge: as for :func:`~rageval_lc.engine.engine.evaluate` (None: the offline judge); a rate limit
             (``requests_per_minute``) is one limit for every actor, held by a limiter actor that lives as long
             as this Ray session.
         workers: actors, each with its own judge (its models loaded once).
         gpus_per_worker, cpus_per_worker: what each actor reserves (as for :func:`score_on_ray`).
         concurrency: samples scored at once in each actor (threads).
-        **options: as for :func:`~rageval_lc.runs.engine.evaluate` (resilience and scoring options).
+        **options: as for :func:`~rageval_lc.engine.engine.evaluate` (resilience and scoring options).
 
     Raises:
         ValueError: If a metric is unknown, a count is < 1 or a resource negative, or the judge cannot be
@@ -325,7 +325,7 @@ def _shared_limit(ray: Any, judge: Any) -> Iterator[Any]:
 
 
 def _scorer_args(judge: Any, specs: Sequence[MetricSpec], concurrency: int, options: Mapping[str, Any]) -> tuple:
-    """What each actor is built from (:func:`~rageval_lc.runs.workers.pack_job`): the judge pickled apart from
+    """What each actor is built from (:func:`~rageval_lc.engine.workers.pack_job`): the judge pickled apart from
     the rest, so that an actor whose judge cannot be unpickled still knows the metrics of its error rows."""
     try:
         return (*pack_job(judge, specs, concurrency, options, where="Ray actors"), [spec.name for spec in specs])
@@ -359,7 +359,7 @@ ACTOR_RESTARTS = 3
 
 
 def _windows(items: Iterable[tuple[T, Any]], rows: int) -> Iterator[list[list[tuple[T, Any]]]]:
-    """The items in chunks of :func:`~rageval_lc.runs.workers.chunk_sizes` (1, 2, 4 … 256, continuing
+    """The items in chunks of :func:`~rageval_lc.engine.workers.chunk_sizes` (1, 2, 4 … 256, continuing
     across windows), grouped into windows of about ``rows`` rows.
 
     Example:

@@ -23,10 +23,10 @@ import pytest
 import rageval_lc
 from rageval_lc.cli import main
 from rageval_lc.datasets.rows import sample_from_row
+from rageval_lc.engine.engine import Unreadable, score_items
+from rageval_lc.engine.ray_engine import evaluate_dataset, on_actor_device, score_on_ray
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.judges.resilient import RateLimiter, ResilientJudge
-from rageval_lc.runs.engine import Unreadable, score_items
-from rageval_lc.runs.ray_engine import evaluate_dataset, on_actor_device, score_on_ray
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import parse_metrics
 
@@ -412,12 +412,12 @@ def test_the_readme_example_runs_on_the_cluster(cluster: None, capsys: pytest.Ca
 def test_actor_resources_leave_room_and_warn_of_what_the_cluster_lacks(
     cluster: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from rageval_lc.runs.ray_engine import _actor_resources
+    from rageval_lc.engine.ray_engine import _actor_resources
 
-    with caplog.at_level("WARNING", logger="rageval_lc.runs.ray_engine"):
+    with caplog.at_level("WARNING", logger="rageval_lc.engine.ray_engine"):
         assert _actor_resources(ray, 2, 0.0, None)["num_cpus"] == pytest.approx(2 / 3)  # 2 CPUs over 2 + 1
     assert caplog.records == []
-    with caplog.at_level("WARNING", logger="rageval_lc.runs.ray_engine"):
+    with caplog.at_level("WARNING", logger="rageval_lc.engine.ray_engine"):
         remote = _actor_resources(ray, 2, 0.5, None)
     assert remote["num_gpus"] == 0.5
     [record] = caplog.records
@@ -450,7 +450,7 @@ def test_import_rageval_lc_does_not_load_ray() -> None:
 
 def test_a_metric_of_ones_own_loaded_from_a_file_is_scored_on_the_actors(cluster: None, tmp_path: Path) -> None:
     from rageval_lc.scoring.custom import temporary_metrics
-    from tests.runs.test_workers import METRICS_FILE, labelled_row
+    from tests.engine.test_workers import METRICS_FILE, labelled_row
 
     metrics = tmp_path / "my_metrics.py"
     metrics.write_text(METRICS_FILE, encoding="utf-8")

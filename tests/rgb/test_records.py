@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_lc.datasets.rgb import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, load_rgb, rgb_prompt
+from rageval_lc.rgb.records import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, load_rgb, rgb_prompt
 
 EN = RgbRecord(id=0, query="Q?", answer="A", positive=["p0", "p1", "p2"], negative=[f"n{i}" for i in range(6)])
 

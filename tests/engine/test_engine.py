@@ -19,11 +19,11 @@ import pytest
 from pydantic import PrivateAttr
 
 from rageval_lc.cli import main
+from rageval_lc.engine.engine import evaluate
 from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 from rageval_lc.judges.resilient import JudgeCache, RateLimiter, ResilientJudge
-from rageval_lc.runs.engine import evaluate
 from rageval_lc.schema import RagSample
 from rageval_lc.verdicts import Judgement
 from tests.fakes import JudgementChatModel, ProbabilityLabelsJudge

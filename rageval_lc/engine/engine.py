@@ -25,10 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rageval_lc.datasets.inputs import read_samples
-from rageval_lc.errors import MissingDependencyError
-from rageval_lc.judges.base import Judge
-from rageval_lc.reports.summary import ScoreSummary, row_outcome, summarize
-from rageval_lc.runs.batch import (
+from rageval_lc.engine.batch import (
     RESILIENCE_OPTIONS,
     Unreadable,
     make_resilient,
@@ -38,6 +35,9 @@ from rageval_lc.runs.batch import (
     score_in_threads,
     scored_as_completed,
 )
+from rageval_lc.errors import MissingDependencyError
+from rageval_lc.judges.base import Judge
+from rageval_lc.reports.summary import ScoreSummary, row_outcome, summarize
 from rageval_lc.scoring.registry import MetricSpec
 from rageval_lc.scoring.sample import SampleResult
 
@@ -89,9 +89,9 @@ def score_items(
         specs: the metrics, parsed once by the caller.
         judge: a judge (resolved: see :func:`~rageval_lc.judges.factory.resolve_judge`).
         concurrency: samples scored at once (threads; in each worker with ``workers`` > 1).
-        workers: worker processes (:func:`~rageval_lc.runs.workers.score_in_processes`: every core for the
+        workers: worker processes (:func:`~rageval_lc.engine.workers.score_in_processes`: every core for the
             offline judge); each runs this loop on the chunks it is sent. 1: this process.
-        engine: ``local`` (this machine) or ``ray`` (a Ray cluster: :func:`~rageval_lc.runs.ray_engine.score_on_ray`,
+        engine: ``local`` (this machine) or ``ray`` (a Ray cluster: :func:`~rageval_lc.engine.ray_engine.score_on_ray`,
             ``workers`` actors; results in input order).
         engine_options: the engine's own options (``ray``: ``address``, ``gpus_per_worker``).
         first_chunk: the first chunk the judge prepares (then doubling up to 256).
@@ -112,13 +112,13 @@ def score_items(
         msg = f"engine must be one of {', '.join(ENGINES)}. Got {engine!r}."
         raise ValueError(msg)
     if engine == "ray":
-        from rageval_lc.runs.ray_engine import score_on_ray
+        from rageval_lc.engine.ray_engine import score_on_ray
 
         extra = dict(engine_options or {})
         yield from score_on_ray(items, specs, judge, workers=workers, concurrency=concurrency, options=options, **extra)
         return
     if workers != 1:
-        from rageval_lc.runs.workers import score_in_processes
+        from rageval_lc.engine.workers import score_in_processes
 
         yield from score_in_processes(items, specs, judge, workers=workers, concurrency=concurrency, **options)
         return

@@ -1,10 +1,10 @@
 """``align_judge`` for an LLM judge: compile every module the metrics use on part of the labelled rows
-(:func:`~rageval_lc.judges.llm.align.compile_modules`), and score the rest before and after.
+(:func:`~rageval_lc.align.compile.compile_modules`), and score the rest before and after.
 
 The held-out rows are scored with the metrics by the judge as it was, then as compiled (the model is called for
 each; a dry run calls nothing and says how many calls compiling and checking would make). The figures, the
 refusal of a worse judge and the report are those of the offline judge's alignment
-(:mod:`~rageval_lc.runs.align_report`); the compiled judge is written with ``DspyJudge.save`` and loaded with
+(:mod:`~rageval_lc.align.report`); the compiled judge is written with ``DspyJudge.save`` and loaded with
 ``DspyJudge(lm).load(path)``.
 
 A long compile can be stopped and run again: the checkpoint folder (``checkpoint``; by default ``OUT.partial``
@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.datasets.labelled import LabelledSample
-from rageval_lc.judges.offline.align import AlignItem
-from rageval_lc.runs.align_report import (
+from rageval_lc.align.refit import AlignItem
+from rageval_lc.align.report import (
     SCORES,
     AlignReport,
     HeldOutCheck,
@@ -29,6 +28,7 @@ from rageval_lc.runs.align_report import (
     held_out_kinds,
     split_labelled,
 )
+from rageval_lc.datasets.labelled import LabelledSample
 
 __all__ = ["align_llm_judge"]
 
@@ -65,9 +65,9 @@ def align_llm_judge(
     dry_run: bool = False,
     checkpoint: str | Path | None = None,
 ) -> AlignReport:
-    """See :func:`~rageval_lc.runs.align.align_judge`."""
-    from rageval_lc.judges.llm.align import compile_modules
-    from rageval_lc.runs.engine import evaluate
+    """See :func:`~rageval_lc.align.offline.align_judge`."""
+    from rageval_lc.align.compile import compile_modules
+    from rageval_lc.engine.engine import evaluate
 
     fitted, held = split_labelled(labelled, held_out=check.held_out, seed=check.seed)
     fit_rows = [labelled[i] for i in fitted]

@@ -14,11 +14,11 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
+from rageval_lc.align.offline import align_judge, split_by_question
+from rageval_lc.align.refit import shrunk_linear, shrunk_logistic
 from rageval_lc.cli import main
 from rageval_lc.datasets.labelled import read_labelled
-from rageval_lc.judges.offline.align import shrunk_linear, shrunk_logistic
 from rageval_lc.judges.offline.model import Linear, LocalParams, Logistic
-from rageval_lc.runs.align import align_judge, split_by_question
 from tests.floats import ABS, WORKERS_ABS
 
 RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
@@ -105,7 +105,7 @@ def test_unreadable_labels_name_the_row(extra: dict, message: str) -> None:
 
 
 def test_the_aligned_file_names_the_rows_by_their_texts_and_labels() -> None:
-    from rageval_lc.runs.align import _rows_digest
+    from rageval_lc.align.offline import _rows_digest
 
     row = {"id": "1", "question": "Q?", "contexts": ["C is D."], "response": "C is D.", "faithful": True}
     digest = _rows_digest(read_labelled([row]))
@@ -366,8 +366,8 @@ def test_align_runs_on_every_ragbench_subset(path: Path, tmp_path: Path, capsys:
 
 
 def test_a_digest_never_sorts_values_of_mixed_types() -> None:
+    from rageval_lc.align.offline import _rows_digest
     from rageval_lc.datasets.labelled import LabelledSample
-    from rageval_lc.runs.align import _rows_digest
 
     (x,) = read_labelled([{"id": "1", "question": "Q?", "contexts": ["C."], "response": "C.", "faithful": True}])
     mixed = LabelledSample(x.sample, relevant=frozenset({"0a", None}), utilized=frozenset({1, "0b"}))
@@ -400,7 +400,7 @@ def test_the_first_use_trial_is_refused_or_no_worse(tmp_path: Path) -> None:
 
 
 def test_a_figure_that_cannot_move_is_no_evidence() -> None:
-    from rageval_lc.runs.align_report import AlignReport, FigureChange
+    from rageval_lc.align.report import AlignReport, FigureChange
 
     ceiling = FigureChange("row_verdict_accuracy", 12, 1.0, 1.0, 0.0, 0.0, True)
     flat = FigureChange("hallucination_auroc", 12, 0.8, 0.8, 0.0, 0.0, True)
@@ -447,7 +447,7 @@ def test_a_reason_never_reads_against_its_verdict(aligned_file: Path) -> None:
 
 
 def test_the_threshold_is_the_best_balanced_one() -> None:
-    from rageval_lc.judges.offline.align import balanced_threshold
+    from rageval_lc.align.refit import balanced_threshold
 
     scores = np.array([0.1, 0.3, 0.35, 0.6, 0.8, -np.inf])
     truth = np.array([False, False, True, True, True, False])

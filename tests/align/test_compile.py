@@ -10,11 +10,11 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
+from rageval_lc.align.compile import compile_modules, module_examples
 from rageval_lc.datasets.labelled import read_labelled
-from rageval_lc.judges.llm.align import compile_modules, module_examples
 from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
-RAGBENCH = Path(__file__).resolve().parents[4] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
+RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragbench" / "covidqa_validation.jsonl"
 METRICS = "trace,faithfulness,context_precision"
 
 
@@ -105,7 +105,7 @@ def test_labeled_few_shot_is_what_dspy_gives(rows: list[dict]) -> None:
 def test_align_judge_compiles_an_llm_judge_checks_it_held_out_and_writes_it(rows: list[dict], tmp_path: Path) -> None:
     """20 labelled rows, a scripted model that calls every claim supported: the held-out rows are scored before and
     after compiling (faithfulness 1.0 on each, so no figure moves), and the judge is written and reloads."""
-    from rageval_lc.runs.align import align_judge
+    from rageval_lc.align.offline import align_judge
 
     verdicts = [{"claim_number": i + 1, "supported": True, "reason": "ok"} for i in range(40)]
     claims = {"claims": json.dumps(["Claim one."])}
@@ -122,7 +122,7 @@ def test_align_judge_compiles_an_llm_judge_checks_it_held_out_and_writes_it(rows
 
 
 def test_a_dry_run_calls_no_model(rows: list[dict]) -> None:
-    from rageval_lc.runs.align import align_judge
+    from rageval_lc.align.offline import align_judge
 
     lm = DummyLM([])
     report = align_judge(rows, DspyJudge(lm), metrics="trace", optimizer="bootstrap", dry_run=True, seed=0)
@@ -134,7 +134,7 @@ def test_a_dry_run_calls_no_model(rows: list[dict]) -> None:
 def test_a_refused_llm_judge_is_left_as_it_was(rows: list[dict], tmp_path: Path) -> None:
     """The held-out rows of the first 20 are all faithful and the model calls every claim supported: no figure can
     be measured, so the compiled judge is refused (not written) and the caller's judge keeps its modules."""
-    from rageval_lc.runs.align import align_judge
+    from rageval_lc.align.offline import align_judge
 
     verdicts = [{"claim_number": i + 1, "supported": True, "reason": "ok"} for i in range(40)]
     answers = {"Decide, for every claim": {"verdicts": json.dumps(verdicts)}}
@@ -206,7 +206,7 @@ def test_a_stopped_compile_resumes_from_its_checkpoint(rows: list[dict], tmp_pat
 def test_align_resumes_the_held_out_check_from_its_checkpoint(rows: list[dict], tmp_path: Path) -> None:
     """An explicit checkpoint keeps the compiled module and the held-out answers: a second run loads the module and
     asks the model nothing; the default checkpoint (OUT.partial) is removed once a run ends."""
-    from rageval_lc.runs.align import align_judge
+    from rageval_lc.align.offline import align_judge
 
     verdicts = [{"claim_number": 1, "supported": True, "reason": "ok"}]
     answers = {  # DummyLM matches the last message: extraction's holds the answer, verification's the context

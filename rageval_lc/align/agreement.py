@@ -23,6 +23,7 @@ from typing import Any
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, is_ragbench_row, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
+from rageval_lc.engine.engine import score_items
 from rageval_lc.errors import error_text
 from rageval_lc.files import decode_line
 from rageval_lc.judges.base import Judge
@@ -30,7 +31,6 @@ from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.metrics.agreement import AgreementRecord, AgreementReport, judge_agreement
 from rageval_lc.metrics.trace import TRACE_METRICS, TraceMode, trace_scores
 from rageval_lc.reports.summary import format_table
-from rageval_lc.runs.engine import score_items
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import parse_metrics
 
@@ -70,7 +70,7 @@ def agreement_run(
 ) -> AgreementRun:
     """Score every labelled row with ``judge`` and measure agreement with the labels.
 
-    Rows go through the one batch loop (:func:`~rageval_lc.runs.engine.score_items`: the judge prepares
+    Rows go through the one batch loop (:func:`~rageval_lc.engine.engine.score_items`: the judge prepares
     each chunk). Lines are decoded one by one (bytes as UTF-8, a byte-order mark on line 1 dropped). Rows that cannot
     be read, or carry no labels, are skipped and listed; rows the judge leaves undetermined are counted
     and left out of the figures (never counted as 0); rows where the judge failed (any TRACe score is

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rageval_lc.datasets.rows import sample_from_row
+from rageval_lc.engine.engine import Unreadable, metric_specs, score_items
 from rageval_lc.files import decode_line, jsonl_line, line_sha256
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.metrics.trace import TraceMode
 from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, reference_view, row_outcome, summarize
-from rageval_lc.runs.engine import Unreadable, metric_specs, score_items
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import ScoringMode
 from rageval_lc.scoring.registry import RAGAS_FAMILY, MetricSpec
@@ -133,7 +133,7 @@ def run_settings(
 
 
 def parse_line(line: str | bytes, line_no: int) -> RagSample | Unreadable:
-    """One input line as a sample, or :class:`~rageval_lc.runs.engine.Unreadable` with why it is not one
+    """One input line as a sample, or :class:`~rageval_lc.engine.engine.Unreadable` with why it is not one
     (not UTF-8, not JSON, not a valid row) and the row's ``id`` when it has one.
 
     Example:
@@ -193,7 +193,7 @@ def evaluate_lines(
         concurrency: rows scored at once (threads; in each worker with ``workers`` > 1).
         workers: worker processes (every core for the offline judge) or, with ``engine="ray"``, Ray actors;
             with more than one, rows are written in input order.
-        engine: ``local`` or ``ray`` (:func:`~rageval_lc.runs.engine.score_items`); ``engine_options`` its
+        engine: ``local`` or ``ray`` (:func:`~rageval_lc.engine.engine.score_items`); ``engine_options`` its
             options (``address``, ``gpus_per_worker``).
         skip: keys (:func:`row_key`) of rows already scored, which are not scored again (``--resume``).
         kept: the rows already in the output (:func:`kept_rows`), counted in the report's figures

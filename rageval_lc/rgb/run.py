@@ -6,12 +6,12 @@ dict with ``question``, ``documents``, ``context`` (the newline-joined documents
 ``prompt``); or a DSPy program called with ``question=`` and ``documents=``. Its output may be a string,
 a message, a dict (``answer``/``output``/``text``/``result``) or a ``dspy.Prediction``.
 
-Each record's documents are built as the benchmark builds them (:func:`~rageval_lc.datasets.rgb.build_documents`)
+Each record's documents are built as the benchmark builds them (:func:`~rageval_lc.rgb.records.build_documents`)
 at each noise ratio; ``en`` records are scored for noise robustness below ratio 1 and for negative rejection
 at ratio 1, ``int`` records for information integration, ``fact`` records for counterfactual robustness.
 
 Example:
-    >>> from rageval_lc.datasets.rgb import RgbRecord
+    >>> from rageval_lc.rgb.records import RgbRecord
     >>> records = [RgbRecord(id=1, query="Who won?", answer="Ann", positive=["Ann won."], negative=["Rain."])]
     >>> run = run_rgb(lambda question, documents: "Ann won.", records, noise_ratios=[0.0], progress=False)
     >>> [(r.task_type, r.all_rate, r.rejection_rate) for r in run.results if r.noise_ratio is not None]
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval_lc._lazy import import_dspy
-from rageval_lc.datasets.rgb import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, rgb_prompt
-from rageval_lc.metrics.rgb import EvaluationResult, RgbJudgement, RgbMode, RgbRow, judge_row, score_rgb
+from rageval_lc.rgb.records import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, rgb_prompt
+from rageval_lc.rgb.scoring import EvaluationResult, RgbJudgement, RgbMode, RgbRow, judge_row, score_rgb
 
 __all__ = ["DEFAULT_NOISE_RATIOS", "RgbRun", "as_rgb_system", "run_rgb"]
 

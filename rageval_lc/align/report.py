@@ -1,8 +1,8 @@
 """What an alignment measured: the held-out figures before and after (:func:`figure_changes`), the report
 (:class:`AlignReport`: whether the aligned judge may be used) and the split of the labelled rows by question.
 
-Shared by the offline judge's alignment (:mod:`~rageval_lc.runs.align`) and the LLM judge's
-(:mod:`~rageval_lc.runs.align_llm`); both import it, neither the other's module.
+Shared by the offline judge's alignment (:mod:`~rageval_lc.align.offline`) and the LLM judge's
+(:mod:`~rageval_lc.align.llm`); both import it, neither the other's module.
 
 A figure counts as evidence only where it could move (:attr:`FigureChange.informative`), and the judge is written
 only when the verdicts it gives (row and sentence verdict accuracy, row balanced accuracy) exclude a loss beyond the
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from rageval_lc.align.refit import AlignItem
 from rageval_lc.datasets.labelled import LabelledSample
-from rageval_lc.judges.offline.align import AlignItem
 from rageval_lc.metrics.agreement import auroc, balanced_accuracy
 from rageval_lc.reports.stats import paired_statistic_ci
 
@@ -122,7 +122,7 @@ class FigureChange:
 
 @dataclass
 class AlignReport:
-    """What :func:`~rageval_lc.runs.align.align_judge` (or the LLM judge's alignment) measured and did."""
+    """What :func:`~rageval_lc.align.offline.align_judge` (or the LLM judge's alignment) measured and did."""
 
     fitted_rows: int
     held_out_rows: int
@@ -377,7 +377,7 @@ def question_key(question: str) -> str:
 def figure_changes(
     items: Sequence[AlignItem], old: Sequence[dict], new: Sequence[dict], *, seed: int = 0
 ) -> list[FigureChange]:
-    """The held-out figures of two judges' predictions (:func:`~rageval_lc.runs.align.predictions`) on the same
+    """The held-out figures of two judges' predictions (:func:`~rageval_lc.align.offline.predictions`) on the same
     labelled ``items``, each with the change's paired-bootstrap interval: what the user reads first — the row
     verdict's accuracy and balanced accuracy at each judge's own threshold, and the sentence verdicts' accuracy —
     then the hallucination AUROC and each labelled score's RMSE."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rageval_lc.metrics.rgb import (
+from rageval_lc.rgb.scoring import (
     EvaluationResult,
     RgbRow,
     check_answer,

@@ -61,19 +61,24 @@ def counting(monkeypatch: pytest.MonkeyPatch, name: str, modules: Sequence[str])
     return calls
 
 
-ROW_MODULES = ("rageval_lc.datasets.rows", "rageval_lc.runs.jsonl", "rageval_lc.runs.engine", "rageval_lc.cli.evaluate")
+ROW_MODULES = (
+    "rageval_lc.datasets.rows",
+    "rageval_lc.engine.jsonl",
+    "rageval_lc.engine.engine",
+    "rageval_lc.cli.evaluate",
+)
 METRIC_MODULES = (
     "rageval_lc.scoring.registry",
     "rageval_lc.scoring.sample",
-    "rageval_lc.runs.jsonl",
-    "rageval_lc.runs.batch",
-    "rageval_lc.runs.engine",
+    "rageval_lc.engine.jsonl",
+    "rageval_lc.engine.batch",
+    "rageval_lc.engine.engine",
     "rageval_lc.cli.evaluate",
 )
 
 
 def test_each_row_becomes_a_sample_once_when_the_judge_prepares(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rageval_lc.runs.jsonl import evaluate_lines
+    from rageval_lc.engine.jsonl import evaluate_lines
 
     calls = counting(monkeypatch, "sample_from_row", ROW_MODULES)
     judge = PreparingJudge()
@@ -96,7 +101,7 @@ def test_the_run_layers_parse_the_metrics_once(monkeypatch: pytest.MonkeyPatch, 
 
 
 def test_a_run_parses_the_metrics_once_in_all(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rageval_lc.runs.engine import evaluate
+    from rageval_lc.engine.engine import evaluate
 
     calls = counting(monkeypatch, "parse_metrics", METRIC_MODULES)
     samples = [RagSample.model_validate(json.loads(row(i))) for i in range(4)]
@@ -105,7 +110,7 @@ def test_a_run_parses_the_metrics_once_in_all(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_evaluate_lines_without_a_judge_uses_the_offline_judge() -> None:
-    from rageval_lc.runs.jsonl import evaluate_lines
+    from rageval_lc.engine.jsonl import evaluate_lines
 
     out = io.StringIO()
     evaluate_lines([row(1)], out, metrics="trace")
@@ -136,9 +141,9 @@ def test_the_cli_reads_its_input_once_with_a_progress_bar(monkeypatch: pytest.Mo
 
 
 def test_agreement_reads_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rageval_lc.runs.agreement import agreement_run
+    from rageval_lc.align.agreement import agreement_run
 
-    calls = counting(monkeypatch, "sample_from_row", (*ROW_MODULES, "rageval_lc.runs.agreement"))
+    calls = counting(monkeypatch, "sample_from_row", (*ROW_MODULES, "rageval_lc.align.agreement"))
     judge = PreparingJudge()
     run = agreement_run([row(1), "", row(2), "{"], judge)
     assert (run.rows, [line for line, _ in run.skipped]) == (2, [4])
@@ -147,7 +152,7 @@ def test_agreement_reads_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_agreement_lists_a_judge_that_cannot_label_as_failed_not_skipped() -> None:
-    from rageval_lc.runs.agreement import agreement_run
+    from rageval_lc.align.agreement import agreement_run
 
     class Mute(BaseJudge):
         name = "mute"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rageval_lc.engine.engine import evaluate, prepared, score_items
 from rageval_lc.judges.base import BaseJudge
-from rageval_lc.runs.engine import evaluate, prepared, score_items
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.verdicts import Judgement

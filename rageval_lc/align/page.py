@@ -5,7 +5,7 @@ or compiled.
 Everything is inline (CSS and SVG; no script, nothing fetched).
 
 Example:
-    >>> from rageval_lc.runs.align import AlignReport, FigureChange
+    >>> from rageval_lc.align.offline import AlignReport, FigureChange
     >>> auroc = FigureChange("hallucination_auroc", 30, 0.61, 0.68, 0.01, 0.12, True)
     >>> report = AlignReport(fitted_rows=70, held_out_rows=30, strengths={"support": 30.0}, figures=[auroc],
     ...                      tolerance=0.01)
@@ -23,7 +23,7 @@ from rageval_lc.reports.forest import ForestPoint, forest_svg
 from rageval_lc.reports.page import BASE_CSS, _cut, _e, _fmt, _page
 
 if TYPE_CHECKING:
-    from rageval_lc.runs.align import AlignReport
+    from rageval_lc.align.offline import AlignReport
 
 __all__ = ["render_align_html"]
 
@@ -39,7 +39,7 @@ _CSS = (
 
 
 def render_align_html(report: AlignReport, *, title: str = "rageval align") -> str:
-    """Render an :class:`~rageval_lc.runs.align.AlignReport` as one HTML page."""
+    """Render an :class:`~rageval_lc.align.offline.AlignReport` as one HTML page."""
     facts = (
         f"fitted on {report.fitted_rows} rows · measured on {report.held_out_rows} held-out rows (split by question)"
     )
@@ -53,7 +53,7 @@ def render_align_html(report: AlignReport, *, title: str = "rageval align") -> s
 
 
 def _verdict(report: AlignReport) -> str:
-    from rageval_lc.runs.align_report import MIN_HELD_OUT_PER_KIND
+    from rageval_lc.align.report import MIN_HELD_OUT_PER_KIND
 
     if report.planned_calls is not None:
         text = f"Dry run: {report.planned_calls} model calls planned (compiling and the held-out check); none made."

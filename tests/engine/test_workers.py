@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from rageval_lc.cli import main
+from rageval_lc.engine.engine import evaluate, make_resilient
+from rageval_lc.engine.workers import _payload
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.runs.engine import evaluate, make_resilient
-from rageval_lc.runs.workers import _payload
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.registry import parse_metrics
 from tests.fakes import WorkerKillingJudge
@@ -153,7 +153,7 @@ def test_a_fractional_rate_limit_is_never_exceeded() -> None:
 def test_stopping_early_does_not_wait_for_the_chunks_in_flight() -> None:
     import time
 
-    from rageval_lc.runs.engine import score_items
+    from rageval_lc.engine.engine import score_items
     from tests.fakes import SlowLabelsJudge
 
     items = [
@@ -178,7 +178,7 @@ def test_a_worker_that_dies_while_chunks_are_being_sent_loses_no_row() -> None:
             sample_id = "kill-me" if i == 1 else f"s{i}"
             yield i, RagSample(id=sample_id, question="Q?", contexts=["A."], response="A.", labels=LABELS)
 
-    from rageval_lc.runs.engine import score_items
+    from rageval_lc.engine.engine import score_items
 
     scored = list(score_items(slow_items(), parse_metrics("trace"), WorkerKillingJudge(), workers=2))
     assert [tag for tag, _ in scored] == list(range(24))

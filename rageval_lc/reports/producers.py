@@ -11,7 +11,7 @@ Example:
     >>> check_one_producer([{"status": {}}, {"producer": "callback", "status": {}}], "scores.jsonl")
     Traceback (most recent call last):
     ...
-    rageval_lc.runs.producers.MixedResultsError: scores.jsonl mixes rows of 2 producers: 1 from rageval evaluate, \
+    rageval_lc.reports.producers.MixedResultsError: scores.jsonl mixes rows of 2 producers: 1 from rageval evaluate, \
 1 from RagEvalCallbackHandler (JsonlSink). Report each from its own file (callback records carry "producer": \
 "callback").
 """

@@ -1,8 +1,8 @@
 """What every engine shares: the batch loop in one process, the inputs it takes and the judge it scores with.
 
 :func:`score_in_threads` scores ``(tag, sample)`` items here, on ``concurrency`` threads; it is what
-:func:`~rageval_lc.runs.engine.score_items` runs in-process, and what each worker process
-(:mod:`~rageval_lc.runs.workers`) and each Ray actor (:mod:`~rageval_lc.runs.ray_engine`) runs on the chunks it
+:func:`~rageval_lc.engine.engine.score_items` runs in-process, and what each worker process
+(:mod:`~rageval_lc.engine.workers`) and each Ray actor (:mod:`~rageval_lc.engine.ray_engine`) runs on the chunks it
 is sent. The engine chooses among them; none of them imports the engine.
 """
 
@@ -139,7 +139,7 @@ def score_in_threads(
     **options: Any,
 ) -> Iterator[tuple[T, SampleResult]]:
     """The batch loop in this process: score ``(tag, sample)`` items on ``concurrency`` threads, yielding
-    ``(tag, result)`` in completion order (see :func:`~rageval_lc.runs.engine.score_items`, which runs it
+    ``(tag, result)`` in completion order (see :func:`~rageval_lc.engine.engine.score_items`, which runs it
     in-process, and in each worker process or Ray actor on the chunks it is sent).
 
     The judge prepares each chunk of samples first (:func:`prepared`, ``first_chunk`` then doubling up to 256);

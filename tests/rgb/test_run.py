@@ -13,8 +13,8 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
 from rageval_lc.cli import main
-from rageval_lc.datasets.rgb import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, load_rgb, rgb_prompt
-from rageval_lc.runs.rgb import as_rgb_system, run_rgb
+from rageval_lc.rgb.records import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, load_rgb, rgb_prompt
+from rageval_lc.rgb.run import as_rgb_system, run_rgb
 from tests import rgb_systems
 
 RECORDS = [

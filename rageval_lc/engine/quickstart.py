@@ -15,9 +15,9 @@ from importlib.resources import files
 from typing import TextIO
 
 from rageval_lc.datasets.ragbench import ragbench_record
+from rageval_lc.engine.jsonl import evaluate_lines
 from rageval_lc.metrics.trace import TRACE_METRICS
 from rageval_lc.reports.summary import format_summary, format_table
-from rageval_lc.runs.jsonl import evaluate_lines
 
 __all__ = ["QUICKSTART_FILE", "run_quickstart"]
 
