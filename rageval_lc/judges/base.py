@@ -272,6 +272,7 @@ _CONTRACT = (
     "estimate_prompt_tokens",
     "cache_identity",
     "set_transport_timeout",
+    "make",  # a judge that makes every judgement through its own entry point keeps it
 )
 
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from rageval_lc.metrics.results import details_of, undetermined
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.verdicts import JudgeUsage
 
@@ -169,15 +170,7 @@ def score_metric(spec: MetricSpec, ctx: Judgements) -> Scored:
     The one place where missing evidence is decided: a metric that ``needs_contexts`` on a sample without
     contexts gets every score ``undetermined`` with the reason (``ctx.options.no_contexts_reason``).
     """
-    if spec.needs_contexts and not ctx.has_contexts:
-        reason = ctx.options.no_contexts_reason
-        results = {name: MetricResult(name=name, status="undetermined", reason=reason) for name in spec.scores}
-        details = {
-            "judge": ctx.judge.name,
-            "scoring_mode": ctx.mode,
-            "judgements": [],
-            "usage": JudgeUsage().to_dict(),
-            "missing_evidence": "contexts",
-        }
-        return results, details
+    if spec.needs_contexts and not ctx.has_contexts:  # nothing consumed: no judgement, no usage
+        results = undetermined(spec.scores, ctx.options.no_contexts_reason)
+        return results, details_of(ctx, spec.name, missing_evidence="contexts")
     return spec.score(ctx)

@@ -74,3 +74,20 @@ def test_options_for_an_already_wrapped_judge_are_refused_not_dropped() -> None:
     assert make_resilient(wrapped) is wrapped  # no option: the wrapper as it is
     with pytest.raises(ValueError, match="already a ResilientJudge; cache_dir, retries would be ignored"):
         make_resilient(wrapped, retries=5, cache_dir="/tmp/x")
+
+
+def test_a_judge_with_its_own_entry_point_is_adopted_with_it() -> None:
+    """A judge written without BaseJudge that makes every judgement through ``make`` keeps its ``make``."""
+    made: list[str] = []
+
+    class OneEntry:
+        name, supports = "one-entry", frozenset({"classify_answer"})
+
+        def make(self, judgement: Any, inputs: Any) -> Judgement[Any]:
+            made.append(judgement.name)
+            return Judgement(name=judgement.name, value={"label": "CORRECT", "reason": inputs["answer"]})
+
+    judge = as_judge(OneEntry())
+    assert isinstance(judge, AdoptedJudge)
+    verdict = judge.classify_answer("Q?", "Paris", "Paris")
+    assert (made, verdict.value) == (["classify_answer"], {"label": "CORRECT", "reason": "Paris"})
