@@ -237,3 +237,45 @@ class ProbabilityLabelsJudge(LabelsJudge):
     def trace_labels(self, sample: RagSample) -> Any:
         judgement = super().trace_labels(sample)
         return judgement.model_copy(update={"notes": {"adherence_probability": sample.metadata["probability"]}})
+
+
+from dspy.utils import DummyLM  # noqa: E402
+
+
+class VerifyingLM(DummyLM):
+    """A DSPy LM (DSPy's ``DummyLM``, answering from the prompt) for a cascade's LLM: it verifies each claim it is
+    asked (unsupported when the claim holds ``unsupported_word``), says a context is relevant unless it holds that
+    word, records every call's claims or contexts, and fails every call with ``fail`` (an error message) set."""
+
+    def __init__(self, unsupported_word: str = "moon", fail: str | None = None) -> None:
+        super().__init__([], follow_examples=True)
+        self.unsupported_word, self.fail = unsupported_word, fail
+        self.asked: list[list[str]] = []
+
+    def _use_example(self, messages: list[dict[str, Any]]) -> str:
+        import re
+
+        if self.fail is not None:
+            raise RuntimeError(self.fail)
+        text = messages[-1]["content"]
+        field = "claims" if "[[ ## claims ## ]]" in text else "contexts"
+        body = text.split(f"[[ ## {field} ## ]]", 1)[1].split("[[ ##", 1)[0]
+        found = re.findall(r"^\s*(?:\[Context (\d+)\]|(\d+)\.)\s*(.*)$", body, re.M)
+        items = [(a or b, t.strip()) for a, b, t in found]
+        self.asked.append([t for _, t in items])
+        word = self.unsupported_word
+        if field == "claims":
+            verdicts = [
+                {"claim_number": int(n), "supported": word not in t.lower(), "reason": "fake"} for n, t in items
+            ]
+        else:
+            verdicts = [
+                {
+                    "context_number": int(n),
+                    "is_relevant": word not in t.lower(),
+                    "relevance_score": 90,
+                    "reasoning": "fake",
+                }
+                for n, t in items
+            ]
+        return self._format_answer_fields({"verdicts": json.dumps(verdicts)})

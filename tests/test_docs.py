@@ -68,7 +68,10 @@ def test_the_guide_has_python_blocks_in_readme_and_docs() -> None:
 
 
 #: Blocks that need a service this module does not start ("# needs: ..."), and the test that runs each.
-RUN_ELSEWHERE = {"# needs: Ray": "tests/engine/test_ray_engine.py::test_the_readme_example_runs_on_the_cluster"}
+RUN_ELSEWHERE = {
+    "# needs: Ray": "tests/engine/test_ray_engine.py::test_the_readme_example_runs_on_the_cluster",
+    "# needs: an LLM": "tests/judges/test_cascade.py::test_the_guide_s_python_example_runs_with_an_llm",
+}
 
 
 def test_blocks_that_need_a_service_are_run_where_it_is() -> None:

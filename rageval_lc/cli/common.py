@@ -65,6 +65,18 @@ def judge_options(parser: argparse.ArgumentParser) -> None:
         choices=DEVICE_CHOICES,
         help="where the offline (local) judge runs: auto (CUDA, else MPS, else CPU; the default), cpu, cuda, mps",
     )
+    parser.add_argument(
+        "--escalate",
+        type=float,
+        metavar="SHARE",
+        help="with --judge cascade:...: the share (0-1) of the run's verdicts sent to the LLM, the least confident",
+    )
+    parser.add_argument(
+        "--escalate-below",
+        type=float,
+        metavar="CONFIDENCE",
+        help="with --judge cascade:...: send every verdict less likely than this (0-1) to be right to the LLM",
+    )
 
 
 def server_options(parser: argparse.ArgumentParser) -> None:
@@ -96,13 +108,16 @@ def judge_from_args(args: argparse.Namespace) -> Any:
     """The judge the options of :func:`judge_options` name."""
     from rageval_lc.judges.factory import make_judge
 
-    extra = {"max_tokens": args.max_tokens} if args.max_tokens and args.judge.startswith("dspy:") else {}
+    llm = args.judge.startswith(("dspy:", "cascade:"))
+    extra = {"max_tokens": args.max_tokens} if args.max_tokens and llm else {}
     return make_judge(
         args.judge,
         api_base=args.api_base,
         api_key_env=api_key_env(args),
         max_retries=args.max_retries,
         device=args.device,
+        escalate=getattr(args, "escalate", None),
+        escalate_below=getattr(args, "escalate_below", None),
         **extra,
     )
 

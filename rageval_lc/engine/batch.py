@@ -8,6 +8,7 @@ is sent. The engine chooses among them; none of them imports the engine.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -26,6 +27,7 @@ __all__ = [
     "Unreadable",
     "make_resilient",
     "metric_specs",
+    "plan_escalation",
     "prepared",
     "resilient_judge",
     "score_in_threads",
@@ -167,6 +169,36 @@ def score_in_threads(
         yield tag, result
 
 
+def plan_escalation(
+    judge: Any, samples: Iterable[Any], specs: Sequence[MetricSpec], **options: Any
+) -> dict[str, int] | None:
+    """Let a cascade judge with a budget (``escalate``) choose the verdicts it sends to the LLM over every sample
+    of a run, before any is scored (:meth:`~rageval_lc.judges.cascade.CascadeJudge.plan`: the offline judge
+    scores each, and its judgements are kept for the scoring pass). None for any other judge. Samples that are
+    not :class:`~rageval_lc.schema.RagSample` (unreadable rows) or cannot be scored are left out.
+
+    Example:
+        >>> from rageval_lc.judges.labels import LabelsJudge
+        >>> plan_escalation(LabelsJudge(), [], metric_specs("trace")) is None
+        True
+    """
+    from rageval_lc.judges.cascade import CascadeJudge
+
+    if not isinstance(judge, CascadeJudge) or judge.escalate is None:
+        return None
+    checked: dict[int, ScoringOptions] = {}
+
+    def score(recorder: Any, sample: Any) -> None:
+        try:
+            if id(recorder) not in checked:
+                checked[id(recorder)] = scoring_options(specs, ScoringOptions(recorder, **options))
+            score_sample(sample, specs, checked[id(recorder)])
+        except Exception:  # a row that cannot be scored has no verdict to plan; the scoring pass reports it
+            return
+
+    return judge.plan([s for s in samples if isinstance(s, RagSample)], score)
+
+
 def _sample(item: tuple[Any, Any]) -> Any:
     return item[1]
 
@@ -183,10 +215,22 @@ def make_resilient(
 ) -> Any:
     """The judge (a judge, a name, an LM or a chat model) wrapped in a :class:`ResilientJudge`; ``device``
     is where an offline judge built here runs (``auto``, ``cpu``, ``cuda`` or ``mps``)."""
+    from rageval_lc.judges.cascade import CascadeJudge
     from rageval_lc.judges.factory import resolve_judge
     from rageval_lc.judges.resilient import ResilientJudge
 
     resolved = resolve_judge(judge, device=device)
+    if isinstance(resolved, CascadeJudge):  # only the LLM's calls are limited, timed, retried and cached
+        cascade = copy.copy(resolved)
+        cascade.llm = make_resilient(
+            resolved.llm,
+            requests_per_minute=requests_per_minute,
+            timeout_s=timeout_s,
+            retries=retries,
+            backoff_s=backoff_s,
+            cache_dir=cache_dir,
+        )
+        return cascade
     if isinstance(resolved, ResilientJudge):
         given = {"requests_per_minute": requests_per_minute, "timeout_s": timeout_s, "retries": retries}
         given.update(backoff_s=backoff_s, cache_dir=cache_dir)

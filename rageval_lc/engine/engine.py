@@ -30,6 +30,7 @@ from rageval_lc.engine.batch import (
     Unreadable,
     make_resilient,
     metric_specs,
+    plan_escalation,
     prepared,
     resilient_judge,
     score_in_threads,
@@ -54,6 +55,7 @@ __all__ = [
     "resilient_judge",
     "score_items",
     "scored_as_completed",
+    "verdict_confidence",
 ]
 
 T = TypeVar("T")
@@ -150,9 +152,12 @@ class EvaluationRun:
         """The results as ``rageval evaluate`` writes them."""
         return [result.to_row() for result in self.results]
 
-    def to_pandas(self, *, status: bool = False, reasons: bool = False) -> Any:
+    def to_pandas(self, *, status: bool = False, reasons: bool = False, confidence: bool = False) -> Any:
         """The results as a pandas DataFrame, one row per sample in input order: ``id`` and each score (NaN where
-        it is not ``ok``), then, on request, ``status.<score>`` and ``reason.<score>`` columns.
+        it is not ``ok``), then, on request, ``status.<score>`` and ``reason.<score>`` columns, and with
+        ``confidence`` how sure the judge was (:func:`verdict_confidence`): ``confidence.adherence`` (the row
+        verdict's probability of being right), ``confidence.least`` (its least sure verdict's) and
+        ``decided_by_llm`` (the verdicts a cascade judge's LLM decided). NaN where the judge gave none.
 
         Raises:
             MissingDependencyError: If pandas is not installed.
@@ -177,11 +182,52 @@ class EvaluationRun:
                 record |= {f"status.{name}": _field(result, name, "status") for name in names}
             if reasons:
                 record |= {f"reason.{name}": _field(result, name, "reason") for name in names}
+            if confidence:
+                record |= verdict_confidence(result)
             records.append(record)
         columns = ["id", *names]
         columns += [f"status.{name}" for name in names] if status else []
         columns += [f"reason.{name}" for name in names] if reasons else []
+        columns += list(CONFIDENCE_COLUMNS) if confidence else []
         return pd.DataFrame.from_records(records, columns=columns)
+
+
+#: The columns :meth:`EvaluationRun.to_pandas` adds with ``confidence=True``.
+CONFIDENCE_COLUMNS = ("confidence.adherence", "confidence.least", "decided_by_llm")
+_CONFIDENCE_NOTES = ("sentence_confidence", "claim_confidence", "statement_confidence", "context_confidence")
+
+
+def verdict_confidence(result: SampleResult) -> dict[str, float]:
+    """How sure the judge was of a sample's verdicts, from its judgements' notes in ``result.details``: the
+    adherence verdict's probability of being right, the least sure verdict's, and how many verdicts a cascade's
+    LLM decided (NaN where the judge said nothing of it).
+
+    Example:
+        >>> notes = {"adherence_confidence": 0.8, "sentence_confidence": {"a": 0.9, "b": 0.6},
+        ...          "decided_by": {"a": "local", "b": "dspy:openai/gpt-4o-mini"},
+        ...          "escalation": {"asked": 1, "status": "ok", "llm": "dspy:openai/gpt-4o-mini"}}
+        >>> verdict_confidence(SampleResult(id="1", results={}, details={"trace": {"judge_notes": notes}}))
+        {'confidence.adherence': 0.8, 'confidence.least': 0.6, 'decided_by_llm': 1.0}
+    """
+    nan = float("nan")
+    adherence, least, llm = nan, nan, nan
+    for detail in result.details.values():
+        notes = detail.get("judge_notes") if isinstance(detail, dict) else None
+        if not isinstance(notes, dict):
+            continue
+        if "adherence_confidence" in notes:
+            adherence = float(notes["adherence_confidence"])
+        for name in _CONFIDENCE_NOTES:
+            values = notes.get(name)
+            values = list(values.values()) if isinstance(values, dict) else values
+            if values:
+                least = min(float(v) for v in values) if least != least else min(least, *map(float, values))
+        by, escalation = notes.get("decided_by"), notes.get("escalation") or {}
+        if by is not None:
+            judges = list(by.values()) if isinstance(by, dict) else list(by)
+            count = sum(1 for j in judges if j == escalation.get("llm"))
+            llm = count if llm != llm else llm + count
+    return {"confidence.adherence": adherence, "confidence.least": least, "decided_by_llm": float(llm)}
 
 
 def _score(result: SampleResult, name: str) -> float:
@@ -237,6 +283,7 @@ def evaluate(
     samples = read_samples(samples)  # every row read before anything is scored
     specs = metric_specs(metrics)
     resilient, options = resilient_judge(judge, options)
+    plan_escalation(resilient, samples, specs, **options)  # a cascade's budget, chosen over every sample
     bar = _progress(progress, samples)
     by_index: dict[int, SampleResult] = {}
     try:

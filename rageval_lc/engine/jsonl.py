@@ -60,6 +60,8 @@ SETTING_OPTIONS = {
     "trace_mode": "--trace-mode",
     "scoring_mode": "--scoring-mode",
     "relevance_normalizer": "--relevance-normalizer",
+    "escalate": "--escalate",
+    "escalate_below": "--escalate-below",
 }
 
 
@@ -121,6 +123,9 @@ def run_settings(
     from rageval_lc.verdicts import CRITERIA_DEFINITIONS
 
     settings = {"judge": judge.name if judge is not None else None, **judge_options}
+    for option in ("escalate", "escalate_below"):  # a cascade's budget or threshold (recorded only for one)
+        if getattr(judge, option, None) is not None:
+            settings[option] = getattr(judge, option)
     specs = metric_specs(metrics)
     settings["metrics"] = sorted(spec.name for spec in specs)
     criteria = {

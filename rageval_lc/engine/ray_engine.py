@@ -548,7 +548,7 @@ def on_actor_device(judge: Any, gpu_ids: Sequence[Any]) -> None:
         ('cuda', 'cuda', 'cuda')
     """
     local = sys.modules.get("rageval_lc.judges.offline.judge")  # imported when a LocalJudge was unpickled
-    inner = getattr(judge, "judge", judge)
+    inner = getattr(judge, "offline", None) or getattr(judge, "judge", judge)  # a cascade's, or the wrapped one
     if local is None or not isinstance(inner, local.LocalJudge):
         return
     device = "cuda" if gpu_ids else "cpu"

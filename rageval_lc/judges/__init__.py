@@ -2,7 +2,8 @@
 
 ``labels`` reads labels already in the data; :class:`LocalJudge` (:mod:`rageval_lc.judges.offline`) runs
 offline on the packaged sentence-transformers model; :class:`DspyJudge` (:mod:`rageval_lc.judges.llm`) uses
-any DSPy LM or LangChain chat model. The last two load their heavy dependencies when first used, so importing
+any DSPy LM or LangChain chat model; :class:`CascadeJudge` sends the offline judge's least confident verdicts
+to an LLM judge. The heavy ones load their heavy dependencies when first used, so importing
 this package stays light. The modules here are the contract every judge keeps: ``base``, ``labels``,
 ``factory``, ``checks``, ``resilient`` and ``portable``.
 """
@@ -17,6 +18,7 @@ from rageval_lc.verdicts import Judgement, JudgeUsage
 __all__ = [
     "JUDGEMENTS",
     "BaseJudge",
+    "CascadeJudge",
     "Declaration",
     "DspyJudge",
     "Judge",
@@ -30,6 +32,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "CascadeJudge": "rageval_lc.judges.cascade",
     "Declaration": "rageval_lc.judges.declarations",
     "declare": "rageval_lc.judges.declarations",
     "undeclare": "rageval_lc.judges.declarations",

@@ -1,5 +1,5 @@
-"""Build a judge from its command-line name: ``labels``, ``local``, ``local:<file>``, ``local:nli=<model>`` or
-``dspy:<model id>``.
+"""Build a judge from its command-line name: ``labels``, ``local``, ``local:<file>``, ``local:nli=<model>``,
+``dspy:<model id>`` or ``cascade:<offline judge>,dspy:<model id>``.
 
 Example:
     >>> make_judge("labels").name
@@ -10,8 +10,8 @@ Example:
     Traceback (most recent call last):
     ...
     ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local', 'local:<aligned judge file>', \
-'local:nli=<NLI model folder or id>', 'local:nli=<NLI model folder or id>,judge=<aligned judge file>' or \
-'dspy:<model id>' ...
+'local:nli=<NLI model folder or id>', 'local:nli=<NLI model folder or id>,judge=<aligned judge file>', \
+'dspy:<model id>' or 'cascade:local,dspy:<model id>' ...
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ JUDGE_FORMS: tuple[str, ...] = (
     "local:nli=<NLI model folder or id>",
     "local:nli=<NLI model folder or id>,judge=<aligned judge file>",
     "dspy:<model id>",
+    "cascade:local,dspy:<model id>",
 )
 JUDGE_CHOICES = ", ".join(repr(form) for form in JUDGE_FORMS[:-1]) + f" or {JUDGE_FORMS[-1]!r}"
 _LOCAL_KEYS = ("nli", "judge")
@@ -47,6 +48,8 @@ def make_judge(
     api_key_env: str | None = None,
     max_retries: int = 2,
     device: str = "auto",
+    escalate: float | None = None,
+    escalate_below: float | None = None,
     **kwargs: Any,
 ) -> Judge:
     """Return the judge a name stands for.
@@ -62,6 +65,8 @@ def make_judge(
         api_base: the server URL for ``dspy:`` judges.
         api_key_env: the environment variable holding the API key for ``dspy:`` judges.
         max_retries: extra attempts on unusable model output (``dspy:`` judges).
+        escalate: for a ``cascade:`` judge, the share of verdicts sent to the LLM (a budget), or
+        escalate_below: for a ``cascade:`` judge, the confidence under which a verdict is sent to the LLM.
         device: where the offline judge runs: ``auto`` (CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or
             ``mps`` (:func:`~rageval_lc.judges.offline.devices.resolve_device`); checked, and unused, for other judges.
         **kwargs: passed to the judge's constructor.
@@ -74,6 +79,20 @@ def make_judge(
 
     check_device(device)
     spec = spec.strip()
+    if spec.startswith("cascade:"):
+        return _cascade(
+            spec,
+            api_base=api_base,
+            api_key_env=api_key_env,
+            max_retries=max_retries,
+            device=device,
+            escalate=escalate,
+            escalate_below=escalate_below,
+            **kwargs,
+        )
+    if escalate is not None or escalate_below is not None:
+        msg = f"escalate and escalate_below are for a cascade judge ('cascade:local,dspy:<model id>'), not {spec!r}."
+        raise ValueError(msg)
     if spec == "labels":
         return LabelsJudge()
     if spec == "local":
@@ -101,6 +120,29 @@ def make_judge(
         return DspyJudge(model, api_base=api_base, api_key=api_key, max_retries=max_retries, **kwargs)
     msg = f"Unknown judge {spec!r}. Use {JUDGE_CHOICES} (e.g. 'dspy:openai/gpt-4o-mini')."
     raise ValueError(msg)
+
+
+def _cascade(spec: str, *, escalate: float | None, escalate_below: float | None, **options: Any) -> Judge:
+    """``cascade:<offline judge>,dspy:<model id>``: the offline judge (any ``local`` form) first, its least confident
+    verdicts sent to the LLM judge (:class:`~rageval_lc.judges.cascade.CascadeJudge`)."""
+    from rageval_lc.judges.cascade import CascadeJudge
+
+    offline, comma, llm = spec.removeprefix("cascade:").rpartition(",dspy:")
+    offline = offline.strip()
+    if not comma or not (offline == "local" or offline.startswith("local:")):
+        msg = (
+            f"A cascade judge is 'cascade:<offline judge>,dspy:<model id>', e.g. "
+            f"'cascade:local,dspy:openai/gpt-4o-mini'. Got {spec!r}."
+        )
+        raise ValueError(msg)
+    if escalate is None and escalate_below is None:
+        msg = f"The cascade judge {spec!r} needs a budget (--escalate 0.2) or a threshold (--escalate-below 0.8)."
+        raise ValueError(msg)
+    device = options.pop("device")
+    api = {k: options.pop(k) for k in ("api_base", "api_key_env", "max_retries")}
+    first = make_judge(offline, device=device, **options)
+    second = make_judge(f"dspy:{llm}", **api, **options)
+    return CascadeJudge(first, second, escalate=escalate, escalate_below=escalate_below)
 
 
 def local_options(text: str) -> dict[str, str]:

@@ -3,7 +3,8 @@
 For each judgement the metrics need in the scoring mode (shared judgements counted once), the model
 calls per sample, the samples it applies to (reference judgements only where a reference exists,
 context judgements only where contexts exist; no classification call for a "don't know" answer), the
-total, and for LLM judges an estimate of the prompt tokens from the prompts the adapter would send. The
+total (for a cascade judge, the most its budget allows: :meth:`~rageval_lc.judges.cascade.CascadeJudge.most_calls`),
+and for LLM judges an estimate of the prompt tokens from the prompts the adapter would send. The
 answer-relevance rubric fallback, made only when no question could be generated, is not counted.
 
 Example:
@@ -58,11 +59,16 @@ def plan_calls(
     for judgement, names in needed.items():
         applies = [sample for sample, its in zip(samples, made, strict=True) if judgement in its]
         per_sample = judge.planned_calls(judgement)
+        calls = per_sample * len(applies)
         tokens = None
         if per_sample:
             counts = [judge.estimate_prompt_tokens(judgement, sample) for sample in applies]
             tokens = None if any(c is None for c in counts) else sum(counts)
-        plans.append(CallPlan(judgement, tuple(names), per_sample, len(applies), per_sample * len(applies), tokens))
+            most = getattr(judge, "most_calls", None)  # a cascade: the calls its budget allows
+            if callable(most) and applies:
+                calls = most(judgement, applies)
+                tokens = None if tokens is None else round(tokens * calls / len(applies))
+        plans.append(CallPlan(judgement, tuple(names), per_sample, len(applies), calls, tokens))
     return plans
 
 

@@ -158,6 +158,8 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     total = sum(p.calls for p in plans)
     calls = f"{total} model call{'s' if total != 1 else ''}"
     print(f"\n{calls} before retries (at most {args.max_retries + 1}x that with retries).")
+    if hasattr(judge, "describe_budget"):  # a cascade judge: what its budget allows
+        print(judge.describe_budget([p.judgement for p in plans], samples))
     if bad:
         print(f"{bad} unreadable row{'s' if bad != 1 else ''} would be written as errors.")
     return 0

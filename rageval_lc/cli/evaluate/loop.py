@@ -53,6 +53,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
             output.rewrite(lambda raw: _result_line(raw) not in retried)
         except OSError as exc:
             return common.error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
+    _plan_escalation(args, judge, specs, scoring)
     with ExitStack() as stack:
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
         progress = common.progress_bar(args, stack)
@@ -131,6 +132,24 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
     counts = [common.count(failed, "failed row"), common.count(undetermined, "undetermined row")]
     print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
     return 1
+
+
+def _plan_escalation(args: argparse.Namespace, judge: Any, specs: list[Any], scoring: dict[str, Any]) -> None:
+    """A cascade judge with a budget chooses its escalated verdicts over every row of the input (kept rows too, so
+    a resumed run keeps the budget of the whole file, and the kept rows are not scored again)."""
+    from rageval_lc.engine.batch import plan_escalation
+    from rageval_lc.engine.jsonl import parse_line
+
+    if getattr(judge, "escalate", None) is None:
+        return
+    samples = (parse_line(line, line_no) for line_no, line in raw_lines(args.input) if line.strip())
+    plan = plan_escalation(judge, samples, specs, **scoring)
+    if plan is not None:
+        share = f"{plan['escalated'] / plan['verdicts']:.0%}" if plan["verdicts"] else "none"
+        common.stderr(
+            f"cascade: {plan['escalated']} of {plan['verdicts']} verdicts ({share}) go to {judge.llm.name}, "
+            f"in {plan['rows']} of the file's rows."
+        )
 
 
 def _engine_options(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -29,12 +29,21 @@ import numpy as np
 
 from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration
+from rageval_lc.judges.offline.confidence import (
+    ConfidenceModels,
+    claim_inputs,
+    context_confidence,
+    shipped_confidence,
+    verdict_confidence,
+)
 from rageval_lc.judges.offline.cross_encoder import nli_for_judge
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.offline.features import SampleFeatures, sample_features
 from rageval_lc.judges.offline.heap import release_free_memory
 from rageval_lc.judges.offline.labelling import (
+    SupportDecision,
     closest_documents,
+    confidence_inputs,
     labels_from_features,
     nli_adjusted,
     sentence_explanation,
@@ -181,6 +190,11 @@ class LocalJudge(Portable, BaseJudge):
         return self._params
 
     @property
+    def confidence(self) -> ConfidenceModels:
+        """The models giving each verdict the probability that it is right (fitted for the shipped parameters)."""
+        return shipped_confidence()
+
+    @property
     def supports(self) -> frozenset[str]:
         """Every built-in judgement but question generation, and each declared one with an ``offline`` way."""
         offline = {name for name, d in DECLARATIONS.items() if d.offline is not None}
@@ -278,6 +292,20 @@ class LocalJudge(Portable, BaseJudge):
         flagged = [bool(c or p_i >= self.params.support_threshold) for c, p_i in zip(contradicted, p, strict=True)]
         reasons = [sentence_explanation(features, i, float(p[i]), flagged[i]) for i in range(len(statements))]
         return p, reasons, flagged, contradicted
+
+    def _claim_confidence(self, statements: Sequence[str], contexts: Sequence[str]) -> list[float]:
+        """The probability that each statement's support verdict (:meth:`_support_probabilities`) is right."""
+        if not statements:
+            return []
+        features = self._support_features(_statement_sentences(statements, contexts))
+        p, _, flagged, contradicted = self._support_probabilities(statements, contexts)
+        before = self.params.support.predict(features.support_inputs)
+        keys = features.response_keys
+        forced = {k: v for k, v, c in zip(keys, features.nli_verdicts, contradicted, strict=True) if c}
+        marked = [k for k, f in zip(keys, flagged, strict=True) if f]
+        decision = SupportDecision(before, p, forced, 1.0, not marked, marked)
+        q = self.confidence.probability("claim", claim_inputs(confidence_inputs(features, decision, self.params)))
+        return [round(float(c), 4) for c in verdict_confidence(q, flagged)]
 
     def _encode_samples(self, samples: Sequence[RagSample]) -> None:
         """Encode every text of ``samples`` in one length-sorted pass (the per-sample calls read the cache)."""
@@ -401,7 +429,7 @@ class LocalJudge(Portable, BaseJudge):
         """TRACe labels from the local models; ``notes["adherence_probability"]`` ranks hallucination."""
         self._prepared({"trace": _sample_key("trace", sample)})
         features = self.features(sample.question, sample.sentences, sample.response)
-        labels, notes = labels_from_features(features, self.params)
+        labels, notes = labels_from_features(features, self.params, self.confidence)
         return Judgement(name="trace_labels", value=labels, notes=notes, reason="Offline judge (local models).")
 
     def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:
@@ -417,7 +445,8 @@ class LocalJudge(Portable, BaseJudge):
             ClaimVerdict(claim=claim, supported=not unsupported, reason=reason)
             for claim, reason, unsupported in zip(claims, reasons, flagged, strict=True)
         ]
-        return Judgement(name="verify_claims", value=verdicts, reason="Offline support model.")
+        notes = {"claim_confidence": self._claim_confidence(claims, contexts)}
+        return Judgement(name="verify_claims", value=verdicts, reason="Offline support model.", notes=notes)
 
     def context_relevance(
         self, question: str, contexts: Sequence[str], reference: str | None = None
@@ -439,7 +468,9 @@ class LocalJudge(Portable, BaseJudge):
                     reason=f"Its most relevant sentence scores {best:.2f}.",
                 )
             )
-        return Judgement(name="context_relevance", value=verdicts, reason="Offline relevance model.")
+        threshold = self.params.context_relevant_threshold
+        notes = {"context_confidence": [round(context_confidence(v.score or 0.0, threshold), 4) for v in verdicts]}
+        return Judgement(name="context_relevance", value=verdicts, reason="Offline relevance model.", notes=notes)
 
     def attribute_reference(
         self, question: str, reference: str, contexts: Sequence[str]
@@ -468,7 +499,8 @@ class LocalJudge(Portable, BaseJudge):
                     reason=reason,
                 )
             )
-        return Judgement(name="attribute_reference", value=verdicts, reason="Offline support model.")
+        notes = {"statement_confidence": self._claim_confidence(statements, contexts)}
+        return Judgement(name="attribute_reference", value=verdicts, reason="Offline support model.", notes=notes)
 
     def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:
         """The cosine similarity of question and answer, floored at 0 (an uncalibrated stand-in for the rubric)."""

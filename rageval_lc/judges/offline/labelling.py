@@ -10,10 +10,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from rageval_lc.judges.offline.confidence import ConfidenceModels, row_inputs, sentence_inputs, verdict_confidence
 from rageval_lc.judges.offline.contradiction import keys_label
 from rageval_lc.judges.offline.features import SampleFeatures
 from rageval_lc.judges.offline.model import (
@@ -27,11 +29,15 @@ from rageval_lc.schema import TraceLabels
 from rageval_lc.text import plural
 
 __all__ = [
+    "SupportDecision",
     "closest_documents",
+    "confidence_inputs",
+    "confidence_notes",
     "contradiction_strength",
     "labels_from_features",
     "nli_adjusted",
     "sentence_explanation",
+    "support_decision",
 ]
 
 
@@ -145,8 +151,11 @@ def _match_completeness(
     return [key for i, key in enumerate(keys) if i in picked], expected
 
 
-def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple[TraceLabels, dict[str, Any]]:
-    """Turn a sample's features into TRACe labels and notes (``adherence_probability`` among them).
+def labels_from_features(
+    features: SampleFeatures, params: LocalParams, confidence: ConfidenceModels | None = None
+) -> tuple[TraceLabels, dict[str, Any]]:
+    """Turn a sample's features into TRACe labels and notes (``adherence_probability`` among them, and with
+    ``confidence`` the probability that each verdict is right: :func:`confidence_notes`).
 
     Relevant and utilized keys are the most probable sentences, as many as the predicted share of the
     context; a response whose probability of being fully supported is below the threshold gets its
@@ -177,23 +186,9 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
         notes["expected_relevance_share"] = round(min(1.0, max(0.0, share_rel)), 4)
         notes["expected_utilization_share"] = round(min(1.0, max(0.0, share_use)), 4)
 
-    p_unsupported = params.support.predict(features.support_inputs) if m else np.zeros(0)
-    verdicts = features.nli_verdicts
-    p_unsupported, flags = nli_adjusted(p_unsupported, verdicts, params, closest_documents(features))
-    forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
-    probability = 1.0
-    if m:
-        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
-    if forced:  # a contradiction is a hallucination, however fluent the rest
-        strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
-        probability = min(probability, 1.0 - max(strengths))
-    supported = probability >= params.adherence_threshold and not forced
-    flagged: set[str] = set(forced)
-    if not supported and m:
-        flagged |= {
-            k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
-        }
-        flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
+    decision = support_decision(features, params)
+    p_unsupported, verdicts, probability = decision.p_unsupported, features.nli_verdicts, decision.answer_supported
+    forced, flagged = decision.forced, set(decision.marked)
     # an unsupported sentence with a conflict (of a kind that forces or not) is contradicted, and says by what
     contradicted = {
         k: v for k, v in zip(features.response_keys, verdicts, strict=True) if k in flagged and _opposition(v)[0]
@@ -231,6 +226,8 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
             for k, v in contradicted.items()
         ]
     notes["adherence_probability"] = round(probability, 6)
+    if confidence is not None and m:
+        notes.update(confidence_notes(features, decision, params, confidence))
     labels = TraceLabels(
         relevance_explanation=relevance_text,
         all_relevant_sentence_keys=relevant,
@@ -239,12 +236,96 @@ def labels_from_features(features: SampleFeatures, params: LocalParams) -> tuple
             f"({'at or above' if probability >= params.adherence_threshold else 'below'} the threshold "
             f"{params.adherence_threshold:.3f}" + ("; a contradiction decides it)." if forced else ").")
         ),
-        overall_supported=supported,
+        overall_supported=decision.supported,
         sentence_support_information=support,
         all_utilized_sentence_keys=utilized,
         unsupported_response_sentence_keys=sorted(flagged, key=features.response_keys.index),
     )
     return labels, notes
+
+
+@dataclass(frozen=True)
+class SupportDecision:
+    """How the offline judge decides an answer's support: each sentence's P(unsupported) before and after the NLI
+    pass, the contradictions that force a verdict (key → detector verdict), the answer's P(fully supported), its
+    verdict, and the sentences marked unsupported (in answer order)."""
+
+    p_before_nli: np.ndarray
+    p_unsupported: np.ndarray
+    forced: dict[str, SentenceNli]
+    answer_supported: float
+    supported: bool
+    marked: list[str]
+
+    def only_as_most_doubtful(self, features: SampleFeatures, params: LocalParams) -> list[bool]:
+        """Per sentence: marked unsupported only because its answer was judged not fully supported."""
+        marked = set(self.marked)
+        return [
+            key in marked and key not in self.forced and float(p) < params.support_threshold
+            for key, p in zip(features.response_keys, self.p_unsupported, strict=True)
+        ]
+
+
+def support_decision(features: SampleFeatures, params: LocalParams) -> SupportDecision:
+    """The support verdicts of an answer's sentences and of the answer (see :class:`SupportDecision`): a response
+    whose probability of being fully supported is below the threshold, or with a forcing contradiction, gets its
+    doubtful sentences marked unsupported (at least the most doubtful one)."""
+    m = len(features.response_keys)
+    p_before = params.support.predict(features.support_inputs) if m else np.zeros(0)
+    verdicts = features.nli_verdicts
+    p_unsupported, flags = nli_adjusted(p_before, verdicts, params, closest_documents(features))
+    forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
+    probability = 1.0
+    if m:
+        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
+    if forced:  # a contradiction is a hallucination, however fluent the rest
+        strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
+        probability = min(probability, 1.0 - max(strengths))
+    supported = probability >= params.adherence_threshold and not forced
+    flagged: set[str] = set(forced)
+    if not supported and m:
+        flagged |= {
+            k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
+        }
+        flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
+    marked = [k for k in features.response_keys if k in flagged]
+    return SupportDecision(p_before, p_unsupported, forced, probability, supported, marked)
+
+
+def confidence_inputs(features: SampleFeatures, decision: SupportDecision, params: LocalParams) -> np.ndarray:
+    """The confidence models' :data:`~rageval_lc.judges.offline.confidence.SENTENCE_FEATURES` of an answer."""
+    marked = set(decision.marked)
+    return sentence_inputs(
+        decision.p_unsupported,
+        decision.p_before_nli,
+        features.nli_verdicts or [None] * len(features.response_keys),
+        [k in marked for k in features.response_keys],
+        decision.answer_supported,
+        features.best_similarity,
+        decision.only_as_most_doubtful(features, params),
+        [k in decision.forced for k in features.response_keys],
+    )
+
+
+def confidence_notes(
+    features: SampleFeatures, decision: SupportDecision, params: LocalParams, models: ConfidenceModels
+) -> dict[str, Any]:
+    """The probability that each verdict of an answer is right: ``sentence_confidence`` (key → probability),
+    ``sentence_unsupported_probability`` (key → the confidence model's P(unsupported)) and
+    ``adherence_confidence`` (the answer's verdict)."""
+    keys = features.response_keys
+    x = confidence_inputs(features, decision, params)
+    marked = [k in set(decision.marked) for k in keys]
+    q = models.probability("sentence", x)
+    row = row_inputs(decision.answer_supported, decision.supported, bool(decision.forced), q, sum(marked))
+    p_row = float(models.probability("row", row)[0])
+    return {
+        "sentence_confidence": {
+            k: round(float(c), 4) for k, c in zip(keys, verdict_confidence(q, marked), strict=True)
+        },
+        "sentence_unsupported_probability": {k: round(float(p), 4) for k, p in zip(keys, q, strict=True)},
+        "adherence_confidence": round(float(verdict_confidence(np.array([p_row]), [decision.supported])[0]), 4),
+    }
 
 
 def _supporting_keys(features: SampleFeatures, i: int, flagged: bool) -> list[str]:
