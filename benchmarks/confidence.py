@@ -1,6 +1,9 @@
 """The offline judge's confidence (issue 35): fit it, check its calibration, and measure the cascade it makes.
 
-Run:  python benchmarks/confidence.py [--shared ../shared] [--write] [--json PATH] [--draws 20]
+Run:  python benchmarks/confidence.py [--shared ../shared] [--write] [--json PATH] [--svg PATH] [--draws 20]
+
+      (the figures in BENCHMARKS.md and docs/judges/cascade.md: ``--json benchmarks/data/confidence_figures.json
+      --svg docs/judges/risk_coverage.svg``)
 
 Rows: the RAGBench validation rows of the *held-out* fold (``benchmarks/ragbench_folds.py``) — rows the offline
 judge was never fitted on, so its verdicts on them have the errors it makes on a user's rows — and the held-out
@@ -31,11 +34,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -92,6 +97,8 @@ class Row:
     sentences: list[str]
     doc_sentences: int
     prompt_chars: int  # the documents, the question and the response: what any LLM judgement of the row reads
+    trace_prompt_tokens: int  # the DSPy judge's prompt labelling the whole row (trace_labels), as the dry run counts
+    verify_prompt_tokens: int  # its prompt verifying every response sentence against the contexts (verify_claims)
     label_chars: int  # the released labels as JSON: what an LLM writes labelling the whole row
     explanation_chars: np.ndarray  # per sentence, the released explanation: what it writes verifying one
 
@@ -109,6 +116,16 @@ def held_twins(cache: Path) -> Path:
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+@functools.lru_cache(maxsize=1)
+def _llm() -> Any:
+    """A DSPy judge that is never called: it counts the prompts an LLM judge would be sent (as the dry run does)."""
+    from dspy.utils import DummyLM
+
+    from rageval_lc.judges.llm.dspy_judge import DspyJudge
+
+    return DspyJudge(DummyLM([]))
 
 
 def rows_of(items: list[dict], params: LocalParams, twins: bool = False) -> list[Row]:
@@ -139,6 +156,8 @@ def rows_of(items: list[dict], params: LocalParams, twins: bool = False) -> list
                 gpt3=record.other_judges.get("gpt3_adherence") if not twins else None,
                 sentences=[text for _, text in sample.sentences.response],
                 doc_sentences=len(sample.sentences.document_keys),
+                trace_prompt_tokens=_llm().estimate_prompt_tokens("trace_labels", sample),
+                verify_prompt_tokens=_llm().estimate_prompt_tokens("verify_claims", sample),
                 prompt_chars=len(sample.question) + sum(len(c) for c in sample.contexts) + len(sample.response),
                 label_chars=len(labels.model_dump_json()),
                 explanation_chars=np.array([len(explanations.get(k, "")) for k in keys]),
@@ -243,7 +262,47 @@ def risk_coverage(confidence: np.ndarray, wrong: np.ndarray, weight: np.ndarray)
         out[f"ratio_top_{round(100 * (1 - b))}"] = round(float(rate / overall), 3)
     risks = cum_e / cum_w
     out["aurc"] = round(float(np.sum(risks * w) / cum_w[-1]), 4)
+    coverage = cum_w / cum_w[-1]
+    out["curve"] = [
+        [round(c, 2), round(float(risks[np.searchsorted(coverage, c - 1e-9)]), 4)] for c in np.linspace(0.05, 1.0, 20)
+    ]
     return out
+
+
+def risk_coverage_svg(figures: dict) -> str:
+    """The risk-coverage curves (sentence and row verdicts, the confidence against the baseline) as an SVG."""
+    width, height, pad = 300, 220, 40
+    panels = []
+    for n, kind in enumerate(("sentence", "row")):
+        x0 = n * (width + 20)
+        top = max(max(r for _, r in figures[kind][name]["curve"]) for name in ("confidence", "baseline"))
+        top = float(np.ceil(top * 10) / 10)
+
+        def point(c: float, r: float, x0: float = x0, top: float = top) -> str:
+            return f"{x0 + pad + c * (width - pad - 10):.1f},{height - pad - r / top * (height - pad - 20):.1f}"
+
+        lines = [
+            f'<text x="{x0 + pad}" y="14" font-size="12">{kind} verdicts (balanced by row label)</text>',
+            f'<line x1="{x0 + pad}" y1="{height - pad}" x2="{x0 + width - 10}" y2="{height - pad}" stroke="#444"/>',
+            f'<line x1="{x0 + pad}" y1="20" x2="{x0 + pad}" y2="{height - pad}" stroke="#444"/>',
+            f'<text x="{x0 + pad}" y="{height - 8}" font-size="10">coverage: the most confident share kept</text>',
+            f'<text x="{x0 + 2}" y="24" font-size="10">{top:.1f}</text>',
+            f'<text x="{x0 + 2}" y="{height - pad}" font-size="10">0</text>',
+        ]
+        for name, colour in (("baseline", "#999"), ("confidence", "#1f6fb2")):
+            pts = " ".join(point(c, r) for c, r in figures[kind][name]["curve"])
+            lines.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{pts}"/>')
+        lines.append(
+            f'<text x="{x0 + width - 120}" y="{height - pad - 8}" font-size="10" fill="#1f6fb2">confidence</text>'
+        )
+        lines.append(f'<text x="{x0 + width - 120}" y="{height - pad - 20}" font-size="10" fill="#999">baseline</text>')
+        panels += lines
+    body = "\n".join(panels)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width + 20}" height="{height}" '
+        f'font-family="sans-serif">\n<title>Error rate (risk) of the most confident verdicts against coverage'
+        f"</title>\n{body}\n</svg>\n"
+    )
 
 
 def reliability(confidence: np.ndarray, right: np.ndarray, weight: np.ndarray, bins: int = 10) -> dict:
@@ -322,21 +381,21 @@ def cascade_scores(rows: list[Row], escalated: list[np.ndarray], llm_unsupported
 
 
 def token_costs(rows: list[Row], escalated: list[np.ndarray]) -> dict:
-    """LLM calls and estimated tokens (characters ÷ 4) per 1,000 rows: the all-LLM judge labels each row in one
-    call (prompt: instructions, question, keyed documents and response; answer: the labels); the cascade verifies a
-    row's escalated sentences in one call (prompt: instructions, contexts and those sentences; answer: a verdict
-    and reason per sentence)."""
-    instructions = 1200  # characters of a DSPy ChatAdapter prompt's fixed part (measured on the shipped Signatures)
+    """LLM calls and tokens per 1,000 rows. Prompts as the dry run counts them (the DSPy judge's prompts, characters
+    ÷ 4): the all-LLM judge labels each row in one call (``trace_labels``); the cascade verifies a row's escalated
+    sentences in one call (``verify_claims``: the contexts and those sentences). Answers estimated from RAGBench's
+    own labels (characters ÷ 4): the whole labels for the all-LLM judge, the escalated sentences' explanations and
+    ~10 tokens of verdict each for the cascade."""
     n = len(rows)
-    all_prompt = sum(instructions + r.prompt_chars + 6 * (len(r.sentences) + r.doc_sentences) for r in rows) / 4
+    all_prompt = sum(r.trace_prompt_tokens for r in rows)
     all_answer = sum(r.label_chars for r in rows) / 4
     calls = prompt = answer = 0.0
     for r, e in zip(rows, escalated, strict=True):
         if not e.any():
             continue
         calls += 1
-        context_chars = r.prompt_chars - len(" ".join(r.sentences))
-        prompt += (instructions + context_chars + sum(len(s) + 4 for s, x in zip(r.sentences, e, strict=True) if x)) / 4
+        left_out = sum(len(sentence) + 4 for sentence, x in zip(r.sentences, e, strict=True) if not x) / 4
+        prompt += r.verify_prompt_tokens - left_out
         answer += (r.explanation_chars[e].sum() + 40 * e.sum()) / 4
     per = 1000 / n
     return {
@@ -428,6 +487,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / ".cache")
     parser.add_argument("--write", action="store_true", help=f"store rageval_lc/judges/offline/{CONFIDENCE_FILE}")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--svg", type=Path, help="draw the risk-coverage curves here")
     parser.add_argument("--draws", type=int, default=20, help="draws of the simulated LLM")
     args = parser.parse_args()
 
@@ -485,6 +545,8 @@ def main() -> None:
     report(figures)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    if args.svg:
+        args.svg.write_text(risk_coverage_svg(figures), encoding="utf-8")
     if args.write:
         sentence, claim = fit_sentence_models(everything)
         row = fit_row_model(everything, _inner_oof(everything))

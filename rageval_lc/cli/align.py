@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
         default="local",
-        help=" | ".join(form for form in JUDGE_FORMS if form != "labels") + " (default: local)",
+        help=" | ".join(f for f in JUDGE_FORMS if f != "labels" and not f.startswith("cascade:")) + " (default: local)",
     )
     common.server_options(parser)
     parser.add_argument(

@@ -60,6 +60,7 @@ ESCALATED: Mapping[str, tuple[str, str]] = {
     "attribute_reference": ("statement_confidence", "verify_claims"),
     "context_relevance": ("context_confidence", "context_relevance"),
 }
+_PLAN_CHUNK = 256  # samples the offline judge prepares together while a budget is planned
 _RUNNING = 20_000  # confidences remembered for the running quantile of a budget without a plan
 
 
@@ -197,7 +198,8 @@ class CascadeJudge(Portable, BaseJudge):
         """Choose the verdicts a budget escalates over ``samples``: score each with the offline judge through
         ``score(judge, sample)`` (the engine's scoring of one sample), gather every escalatable verdict's
         confidence, and keep the ``round(escalate × verdicts)`` least confident (ties: in run order). The offline
-        judgements are remembered for the scoring pass. A threshold cascade needs no plan (nothing is done).
+        judgements are remembered for the scoring pass (in this process: worker processes judge their rows offline
+        again). A threshold cascade needs no plan (nothing is done).
 
         Returns:
             ``verdicts`` (escalatable verdicts seen), ``escalated`` (chosen) and ``rows`` (samples with one).
@@ -205,9 +207,13 @@ class CascadeJudge(Portable, BaseJudge):
         if self.escalate is None:
             return {"verdicts": 0, "escalated": 0, "rows": 0}
         recorder = _Recorder(self)
-        for sample in samples:
-            recorder.sample = sample
-            score(recorder, sample)
+        samples = list(samples)
+        for start in range(0, len(samples), _PLAN_CHUNK):  # the offline judge encodes a chunk in one pass
+            chunk = samples[start : start + _PLAN_CHUNK]
+            self.offline.prepare(chunk)
+            for sample in chunk:
+                recorder.sample = sample
+                score(recorder, sample)
         units = [
             (c, order, key, i)
             for order, (key, confidences) in enumerate(recorder.seen.items())

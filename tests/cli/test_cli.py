@@ -406,9 +406,10 @@ def test_the_judge_help_lists_every_judge_name_the_factory_reads() -> None:
         name: next(a.help for a in commands[name]._actions if "--judge" in a.option_strings)
         for name in ("evaluate", "agreement", "align")
     }
+    cascade = "cascade:local,dspy:<model id>"  # a judge to score with, not one to align
     assert helps == {
-        "evaluate": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
-        "agreement": f"labels | {forms} (default: $RAGEVAL_JUDGE, else local)",
+        "evaluate": f"labels | {forms} | {cascade} (default: $RAGEVAL_JUDGE, else local)",
+        "agreement": f"labels | {forms} | {cascade} (default: $RAGEVAL_JUDGE, else local)",
         "align": f"{forms} (default: local)",
     }
 

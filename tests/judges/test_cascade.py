@@ -354,3 +354,31 @@ def test_the_budget_holds_in_worker_processes() -> None:
         if by == "dspy:dummy"
     }
     assert by_llm == least_confident(data, 0.2)
+
+
+def test_the_langchain_evaluator_and_the_dspy_metric_take_a_cascade() -> None:
+    import dspy
+
+    from rageval_lc.adapters import RagEvaluator, dspy_metric
+
+    contexts = ["The sun is a star."]
+    lm = VerifyingLM()
+    evaluator = RagEvaluator("faithfulness", judge=cascade(lm, escalate_below=1.0))
+    out = evaluator.evaluate_strings(prediction="The moon is cheese.", input="What is the moon?", contexts=contexts)
+    assert out["score"] == 0.0  # the offline judge said supported; the LLM, asked, said not
+    assert lm.asked == [["The moon is cheese."]]
+    lm = VerifyingLM()
+    metric = dspy_metric("faithfulness", judge=cascade(lm, escalate_below=0.0), threshold=0.5)
+    example = dspy.Example(question="What is the moon?", contexts=contexts)
+    assert metric(example, dspy.Prediction(answer="The moon is cheese.")) == 1.0  # nothing escalated
+    assert lm.asked == []
+
+
+def test_the_llm_s_answers_are_cached_as_any_judge_s(tmp_path: Path) -> None:
+    data = rows(6)
+    first, second = VerifyingLM(), VerifyingLM()
+    one = evaluate(data, "trace", judge=cascade(first, escalate=0.3), cache_dir=tmp_path / "cache")
+    two = evaluate(data, "trace", judge=cascade(second, escalate=0.3), cache_dir=tmp_path / "cache")
+    assert first.asked and second.asked == []  # the second run read every LLM answer back
+    assert [decided(r.details) for r in one.results] == [decided(r.details) for r in two.results]
+    assert [r.scores() for r in one.results] == [r.scores() for r in two.results]
