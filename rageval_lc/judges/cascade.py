@@ -238,11 +238,11 @@ class CascadeJudge(Portable, BaseJudge):
             offline = self._memo.pop(key, None)
         if offline is None:
             offline = self.offline.make(judgement, inputs)
-        if not self._escalates(judgement.name) or not offline.ok:
+        if not offline.ok:
             return offline
-        confidences = _confidences(judgement.name, offline)
-        if confidences is None:  # a judge that gives no confidence: nothing to rank, nothing escalated
-            return offline
+        confidences = _confidences(judgement.name, offline) if self._escalates(judgement.name) else None
+        if confidences is None:  # nothing to rank: the offline judge decided it all
+            return offline.model_copy(update={"notes": {**offline.notes, "decided_by": self.offline.name}})
         chosen = self._choose(key, confidences)
         return _escalate(self, judgement.name, inputs, offline, chosen)
 

@@ -80,16 +80,8 @@ def make_judge(
     check_device(device)
     spec = spec.strip()
     if spec.startswith("cascade:"):
-        return _cascade(
-            spec,
-            api_base=api_base,
-            api_key_env=api_key_env,
-            max_retries=max_retries,
-            device=device,
-            escalate=escalate,
-            escalate_below=escalate_below,
-            **kwargs,
-        )
+        llm = {"api_base": api_base, "api_key_env": api_key_env, "max_retries": max_retries}
+        return _cascade(spec, llm, device=device, escalate=escalate, escalate_below=escalate_below, **kwargs)
     if escalate is not None or escalate_below is not None:
         msg = f"escalate and escalate_below are for a cascade judge ('cascade:local,dspy:<model id>'), not {spec!r}."
         raise ValueError(msg)
@@ -122,7 +114,15 @@ def make_judge(
     raise ValueError(msg)
 
 
-def _cascade(spec: str, *, escalate: float | None, escalate_below: float | None, **options: Any) -> Judge:
+def _cascade(
+    spec: str,
+    llm_options: dict[str, Any],
+    *,
+    device: str,
+    escalate: float | None,
+    escalate_below: float | None,
+    **options: Any,
+) -> Judge:
     """``cascade:<offline judge>,dspy:<model id>``: the offline judge (any ``local`` form) first, its least confident
     verdicts sent to the LLM judge (:class:`~rageval_lc.judges.cascade.CascadeJudge`)."""
     from rageval_lc.judges.cascade import CascadeJudge
@@ -138,10 +138,8 @@ def _cascade(spec: str, *, escalate: float | None, escalate_below: float | None,
     if escalate is None and escalate_below is None:
         msg = f"The cascade judge {spec!r} needs a budget (--escalate 0.2) or a threshold (--escalate-below 0.8)."
         raise ValueError(msg)
-    device = options.pop("device")
-    api = {k: options.pop(k) for k in ("api_base", "api_key_env", "max_retries")}
-    first = make_judge(offline, device=device, **options)
-    second = make_judge(f"dspy:{llm}", **api, **options)
+    first = make_judge(offline, device=device)  # the extra options (max_tokens) are the LLM judge's
+    second = make_judge(f"dspy:{llm}", **llm_options, **options)
     return CascadeJudge(first, second, escalate=escalate, escalate_below=escalate_below)
 
 
