@@ -211,9 +211,11 @@ def test_the_judge_runs_trace_on_a_three_way_model_and_warns_once(models: dict[s
     assert labels.value is not None and len(labels.value.sentence_support_information) == 2
     scored = np.array(list(judge.nli._cache.values()))
     assert len(scored) > 0
-    np.testing.assert_allclose(scored, [THREE_WAY_ROW] * len(scored), atol=1e-5)  # every pair went through it
+    # every pair went through it; precision "auto" runs bfloat16 on a CPU with native bfloat16 (8 bits of mantissa:
+    # 0.6 comes back as 0.5988), float32 elsewhere — the tolerance holds on both
+    np.testing.assert_allclose(scored, [THREE_WAY_ROW] * len(scored), atol=5e-3)
     features = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
-    assert [v.entailment for v in features.nli_verdicts] == pytest.approx([0.6, 0.6], abs=1e-5)
+    assert [v.entailment for v in features.nli_verdicts] == pytest.approx([0.6, 0.6], abs=5e-3)  # as above
     copy = pickle.loads(pickle.dumps(judge))  # to a worker: same model, nothing loaded, no second warning
     assert (copy.nli.source, copy.nli._loaded) == (judge.nli.source, None)
     packaged = LocalJudge(device="cpu")
