@@ -148,3 +148,25 @@ def test_gemma_judge_aligned_on_20_rows_is_saved_reloaded_and_answers_alike(
         again.context_relevance(sample.question, sample.contexts),
     )
     assert (first.status, first.value) == (second.status, second.value)
+
+
+def test_a_cascade_to_gemma_keeps_every_row_usable_and_says_who_decided(server: str, rows: list[dict]) -> None:
+    """The offline judge's least sure sentences go to the tiny model; whatever it answers (or fails to), every
+    score comes back ok or undetermined, every sentence says who decided it, and a failed escalation says why."""
+    judge = make_judge(
+        "cascade:local,dspy:openai/gemma", api_base=server, max_retries=1, max_tokens=512, escalate_below=0.8
+    )
+    outcomes: Counter[str] = Counter()
+    for row in rows:
+        sample = ragbench_record(row).sample
+        result = evaluate_sample(sample, "trace", judge=judge)
+        assert all(r.status in {"ok", "undetermined"} for r in result.results.values()), sample.id
+        notes = result.details["trace"]["judge_notes"]
+        assert set(notes["decided_by"]) == set(sample.sentences.response_keys)
+        assert set(notes["decided_by"].values()) <= {"local", "dspy:openai/gemma"}
+        escalation = notes["escalation"]
+        if escalation["status"] != "ok":
+            assert "the offline verdicts stand" in escalation["reason"]
+        outcomes[f"{escalation['status']}:{bool(escalation['asked'])}"] += 1
+    print(dict(outcomes))
+    assert sum(outcomes.values()) == 20
