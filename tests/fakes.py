@@ -251,10 +251,12 @@ class VerifyingLM(DummyLM):
         super().__init__([], follow_examples=True)
         self.unsupported_word, self.fail = unsupported_word, fail
         self.asked: list[list[str]] = []
+        self.calls = 0
 
     def _use_example(self, messages: list[dict[str, Any]]) -> str:
         import re
 
+        self.calls += 1
         if self.fail is not None:
             raise RuntimeError(self.fail)
         text = messages[-1]["content"]

@@ -382,3 +382,19 @@ def test_the_llm_s_answers_are_cached_as_any_judge_s(tmp_path: Path) -> None:
     assert first.asked and second.asked == []  # the second run read every LLM answer back
     assert [decided(r.details) for r in one.results] == [decided(r.details) for r in two.results]
     assert [r.scores() for r in one.results] == [r.scores() for r in two.results]
+
+
+def test_only_the_llm_s_calls_are_rate_limited_and_retried() -> None:
+    from rageval_lc.engine.batch import make_resilient
+    from rageval_lc.judges.resilient import ResilientJudge
+
+    lm = VerifyingLM(fail="503 Service Unavailable")
+    judge = cascade(lm, escalate_below=1.0)
+    wrapped = make_resilient(judge, requests_per_minute=600, retries=2, backoff_s=0.01)
+    assert isinstance(wrapped, CascadeJudge) and isinstance(wrapped.llm, ResilientJudge)
+    assert wrapped.limiter is wrapped.llm.limiter is not None and judge.llm is not wrapped.llm  # a copy
+    sample = {"question": "Q?", "contexts": ["The moon orbits."], "response": "The moon is cheese."}
+    run = evaluate([sample], "trace", judge=wrapped)
+    assert lm.calls == 3  # a transient failure: the call and two retries, the offline judge once
+    escalation = run.results[0].details["trace"]["judge_notes"]["escalation"]
+    assert escalation["status"] == "error" and "503" in escalation["reason"]
