@@ -1,5 +1,7 @@
-"""``rageval rgb``: the RGB benchmark, ``rageval rgb score predictions.jsonl`` (score predictions) or
-``rageval rgb run en.json --system my_rag:chain`` (ask a system the questions and score its answers)."""
+"""``rageval rgb``: the RGB benchmark, ``rageval rgb score predictions.jsonl`` (score predictions),
+``rageval rgb run en.json --system my_rag:chain`` (ask a system the questions and score its answers) or
+``rageval rgb build --corpus passages.jsonl --questions qa.jsonl --out testbed.json`` (RGB's testbeds from one's own
+passages and questions)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 from rageval_lc.cli import common
 from rageval_lc.files import LockedOutput, OutputInUseError, json_rows, jsonl_line, write_atomic
 
-HELP = "the RGB benchmark: score predictions, or run a system"
+HELP = "the RGB benchmark: score predictions, run a system, or build testbeds from your own passages"
 DESCRIPTION = None
 
 
@@ -47,6 +49,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--model-name", default="", help="recorded in the results")
     run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
     common.progress_option(run)
+    build = rgb_commands.add_parser(
+        "build",
+        help="build RGB's testbeds from your own passages and questions",
+        description="For each question: the passages that state its answer, the closest ones that do not, "
+        "counterfactual copies with the answer replaced, and integration items; written in RGB's format.",
+    )
+    build.add_argument("--corpus", type=Path, required=True, help="passages: JSONL (text, optional title) or text")
+    build.add_argument("--questions", type=Path, required=True, help="JSONL rows with question and answer (or answers)")
+    build.add_argument("--out", type=Path, required=True, help="the testbed, in RGB's JSON Lines format")
+    build.add_argument("--seed", type=int, default=0, help="the counterfactuals' random choices (default 0)")
+    build.add_argument("--negatives", type=int, default=10, help="negatives kept per question (default 10)")
 
 
 def mode_option(parser: argparse.ArgumentParser) -> None:
@@ -55,8 +68,34 @@ def mode_option(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Run ``rageval rgb score`` or ``rageval rgb run``."""
+    """Run ``rageval rgb score``, ``rageval rgb run`` or ``rageval rgb build``."""
+    if args.rgb_command == "build":
+        return _build(args)
     return _score(args) if args.rgb_command == "score" else _run(args)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from rageval_lc.rgb.build import build_testbed, read_corpus, read_questions, write_testbed
+
+    for path, what in ((args.corpus, "--corpus"), (args.questions, "--questions")):
+        if not path.is_file():
+            return common.error(f"{what}: no file at {path}.")
+    if args.negatives < 0:
+        return common.error(f"--negatives must be >= 0. Got {args.negatives}.")
+    try:
+        records, report = build_testbed(
+            read_corpus(args.corpus), read_questions(args.questions), seed=args.seed, negatives=args.negatives
+        )
+    except (ValueError, TypeError) as exc:
+        return common.error(str(exc))
+    try:
+        write_testbed(records, args.out)
+    except OSError as exc:
+        return common.cannot_write(args.out, exc)
+    for line in report.lines():
+        print(line)
+    print(f"wrote {len(records)} records to {args.out}")
+    return 0
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -205,10 +205,11 @@ def _with_short_mentions(passage: str, spans: list[tuple[int, int]], short: str)
 
 
 def make_counterfactual(
-    passage: str, answer: str | Sequence[str], *, seed: int = 0, pool: Sequence[str] = ()
+    passage: str, answer: str | Sequence[str], *, seed: int = 0, pool: Sequence[str] = (), avoid: str = ""
 ) -> Counterfactual:
     """The passage with every mention of ``answer`` (a string, or spellings of one value) replaced by one wrong
-    value of the same kind (see the module docstring); ``pool``: candidate names for a name answer."""
+    value of the same kind (see the module docstring); ``pool``: candidate names for a name answer; ``avoid``: more
+    text whose names are never chosen (a question's other passages, so that all of them get the same name)."""
     forms = [answer] if isinstance(answer, str) else list(answer)
     first = forms[0]
     kind = answer_kind(first)
@@ -229,7 +230,7 @@ def make_counterfactual(
         write = lambda mention: _write_number(mention, factor)  # noqa: E731
     else:
         shape = (len(first.split()), "," in first)
-        named = passage.lower()
+        named = f"{passage} {avoid}".lower()
         candidates = sorted(
             {
                 p
