@@ -56,10 +56,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "counterfactual copies with the answer replaced, and integration items; written in RGB's format.",
     )
     build.add_argument("--corpus", type=Path, required=True, help="passages: JSONL (text, optional title) or text")
-    build.add_argument("--questions", type=Path, required=True, help="JSONL rows with question and answer (or answers)")
+    build.add_argument("--questions", type=Path, help="JSONL rows with question and answer (or answers)")
+    build.add_argument(
+        "--generate", type=int, metavar="N", help="without --questions: an LLM writes a question for N passages"
+    )
+    build.add_argument("--judge", help="with --generate: the LLM, dspy:<model id>")
+    common.server_options(build)
+    build.add_argument("--dry-run", action="store_true", help="with --generate: print the calls it would make")
     build.add_argument("--out", type=Path, required=True, help="the testbed, in RGB's JSON Lines format")
     build.add_argument("--seed", type=int, default=0, help="the counterfactuals' random choices (default 0)")
     build.add_argument("--negatives", type=int, default=10, help="negatives kept per question (default 10)")
+
+
+def _generated(args: argparse.Namespace, corpus: list[str]) -> list[dict[str, Any]] | None:
+    """The questions an LLM writes for ``--generate`` passages (None after a dry run, which prints the calls)."""
+    from rageval_lc.judges.factory import make_judge
+    from rageval_lc.rgb.questions import generate_questions, question_cost
+
+    if not args.judge or not args.judge.startswith("dspy:"):
+        raise ValueError("--generate needs --judge dspy:<model id> (an LLM writes the questions).")
+    if args.generate < 1:
+        raise ValueError(f"--generate must be >= 1. Got {args.generate}.")
+    judge = make_judge(args.judge, api_base=args.api_base, api_key_env=common.api_key_env(args))
+    if args.dry_run:
+        calls, tokens = question_cost(corpus, judge, count=args.generate, seed=args.seed)
+        print(f"Dry run with judge {judge.name}: {calls} calls before retries, ~{tokens:,} prompt tokens; none sent.")
+        return None
+    questions, dropped = generate_questions(corpus, judge, count=args.generate, seed=args.seed)
+    for why, n in sorted(dropped.items()):
+        print(f"question not written for {n} passages: {why}")
+    return questions
 
 
 def mode_option(parser: argparse.ArgumentParser) -> None:
@@ -77,15 +103,22 @@ def handle(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from rageval_lc.rgb.build import build_testbed, read_corpus, read_questions, write_testbed
 
+    if (args.questions is None) == (args.generate is None):
+        return common.error("rgb build needs --questions, or --generate N with --judge dspy:<model id>.")
     for path, what in ((args.corpus, "--corpus"), (args.questions, "--questions")):
-        if not path.is_file():
+        if path is not None and not path.is_file():
             return common.error(f"{what}: no file at {path}.")
     if args.negatives < 0:
         return common.error(f"--negatives must be >= 0. Got {args.negatives}.")
     try:
-        records, report = build_testbed(
-            read_corpus(args.corpus), read_questions(args.questions), seed=args.seed, negatives=args.negatives
-        )
+        corpus = read_corpus(args.corpus)
+        if args.generate is not None:
+            questions = _generated(args, corpus)
+            if questions is None:
+                return 0  # a dry run
+        else:
+            questions = read_questions(args.questions)
+        records, report = build_testbed(corpus, questions, seed=args.seed, negatives=args.negatives)
     except (ValueError, TypeError) as exc:
         return common.error(str(exc))
     try:

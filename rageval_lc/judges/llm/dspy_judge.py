@@ -214,11 +214,13 @@ class DspyJudge(BaseJudge):
         declaration = declaration_of(judgement)
         if declaration is None or declaration.of_sample is None:
             return None
+        return self.declaration_prompt_tokens(declaration, declaration.of_sample(sample, n))
+
+    def declaration_prompt_tokens(self, declaration: Declaration[Any], inputs: Mapping[str, Any]) -> int:
+        """Tokens (characters ÷ 4) of the prompt ``declaration`` would send on ``inputs``."""
         predictor = self.module_for(declaration).predictors()[0]
         adapter = dspy.settings.adapter or dspy.ChatAdapter()
-        messages = adapter.format(
-            predictor.signature, predictor.demos, declaration.prompt(declaration.of_sample(sample, n))
-        )
+        messages = adapter.format(predictor.signature, predictor.demos, declaration.prompt(inputs))
         return sum(len(str(m.get("content", ""))) for m in messages) // 4
 
     # --- compiled state --------------------------------------------------------------------------
