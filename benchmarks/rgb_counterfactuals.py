@@ -3,9 +3,10 @@ item 3, first part).
 
 Run:  python benchmarks/rgb_counterfactuals.py [--shared ../shared] [--seed 13]
 
-For each ``en_fact.json`` record, every positive passage is made counterfactual by
-:func:`rageval_lc.rgb.counterfactual.make_counterfactual` (the pool of names: the other records' answers) and
-compared with the benchmark's hand-made ``positive_wrong`` passage at the same index:
+For each ``en_fact.json`` record, its positive passages are made counterfactual as ``rageval rgb build`` makes them
+(:func:`rageval_lc.rgb.build.counterfactual_record`: one wrong value for all of them; names from the records'
+answers and from the names of the file's passages that stand where the answer stands) and compared with the
+benchmark's hand-made ``positive_wrong`` passage at the same index:
 
 * built: passages a counterfactual was made for (else why not);
 * no trace of the true answer: no mention of it in any of its forms (a date in any spelling of the day, a number
@@ -23,7 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 from rageval_lc.reports.summary import format_table
-from rageval_lc.rgb.counterfactual import answer_kind, find_mentions, make_counterfactual
+from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
+from rageval_lc.rgb.counterfactual import answer_kind, find_mentions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,25 +47,34 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()
     records = [json.loads(line) for line in (args.shared / "data" / "rgb" / "en_fact.json").read_text().splitlines()]
-    pool = [r["answer"] for r in records if isinstance(r["answer"], str)]
+    answers = [r["answer"] for r in records if isinstance(r["answer"], str) and answer_kind(r["answer"]) == "name"]
+    corpus = list(dict.fromkeys(p for r in records for p in [*r["positive"], *r["negative"]]))
     ours: Counter = Counter()
     theirs: Counter = Counter()
     problems: Counter = Counter()
     for record in records:
-        forms = [record["answer"]] if isinstance(record["answer"], str) else list(record["answer"][0])
+        given = [record["answer"]] if isinstance(record["answer"], str) else list(record["answer"][0])
+        forms = list(dict.fromkeys(f for g in given for f in date_spellings(g)))
         kind = answer_kind(forms[0])
-        for passage, wrong_passage in zip(record["positive"], record["positive_wrong"], strict=False):
-            ours[kind, "passages"] += 1
-            theirs[kind, "passages"] += 1
+        n = len(record["positive"])
+        ours[kind, "passages"] += n
+        theirs[kind, "passages"] += n
+        for wrong_passage in record["positive_wrong"]:
             theirs[kind, "no trace"] += not traces(wrong_passage, forms)
             theirs[kind, "same kind"] += answer_kind(record["fakeanswer"]) == kind
-            cf = make_counterfactual(passage, forms, seed=args.seed, pool=pool)
-            if cf.problem:
-                problems[cf.problem] += 1
-                continue
-            ours[kind, "built"] += 1
-            ours[kind, "no trace"] += not traces(cf.passage, forms)
-            ours[kind, "same kind"] += answer_kind(cf.wrong) == kind and len(find_mentions(cf.passage, cf.wrong)) >= 1
+        pool = name_pool(corpus, record["positive"], forms[0], answers)
+        made = counterfactual_record(
+            record["id"], record["query"], forms, record["positive"], [], seed=args.seed, pool=pool
+        )
+        if isinstance(made, str):
+            problems[made] += n
+            continue
+        ours[kind, "built"] += n
+        for passage in made["positive_wrong"]:
+            ours[kind, "no trace"] += not traces(passage, forms)
+            ours[kind, "same kind"] += answer_kind(made["fakeanswer"]) == kind and bool(
+                find_mentions(passage, made["fakeanswer"])
+            )
     rows = []
     for kind in ("date", "number", "name"):
         n, b = ours[kind, "passages"], ours[kind, "built"]
@@ -84,7 +95,7 @@ def main() -> None:
         )
     )
     for problem, count in problems.items():
-        print(f"not built: {count} ({problem})")
+        print(f"not built: {count} passages ({problem})")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ For each question with its answer, as RGB built its own:
 * **negatives**: the passages closest to the question by the packaged encoder (the near misses a retriever
   returns) that state no answer;
 * **counterfactuals**: each positive with every mention of the answer replaced by one wrong value of the same kind
-  (:func:`~rageval_lc.rgb.counterfactual.make_counterfactual`), the wrong value recorded as ``fakeanswer``;
+  (:func:`~rageval_lc.rgb.counterfactual.make_counterfactual`), the wrong value recorded as ``fakeanswer``; a
+  name is another question's answer, or a name of the corpus standing after the same word ("designed by X");
 * **integration**: a question with several answer elements (``answers``) that no single passage states together,
   its positives grouped by element.
 
@@ -29,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +41,16 @@ import numpy as np
 
 from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual
 
-__all__ = ["BuildReport", "build_testbed", "date_spellings", "read_corpus", "read_questions", "write_testbed"]
+__all__ = [
+    "BuildReport",
+    "build_testbed",
+    "counterfactual_record",
+    "date_spellings",
+    "name_pool",
+    "read_corpus",
+    "read_questions",
+    "write_testbed",
+]
 
 NEGATIVES = 10  # negatives kept per question (RGB's records hold 8-20)
 _TEXT_FIELDS = ("text", "passage", "contents", "content", "document", "body")
@@ -141,7 +152,7 @@ def build_testbed(
         encoder = SentenceTransformerEncoder()
     vectors = np.array([e.sentence for e in encoder.encode(passages)]) if passages else np.zeros((0, 1))
     parsed = [_question(q, i) for i, q in enumerate(questions)]
-    pool = [element[0] for _, elements in parsed for element in elements if answer_kind(element[0]) == "name"]
+    answers = [element[0] for _, elements in parsed for element in elements if answer_kind(element[0]) == "name"]
     records: list[dict[str, Any]] = []
     for index, (text, elements) in enumerate(parsed):
         every = [form for element in elements for form in element]
@@ -176,7 +187,8 @@ def build_testbed(
             report.dropped["no passage without the answer to serve as a negative"] += 1
         records.append({"id": index, "query": text, "answer": [alternatives], "positive": positive, "negative": near})
         report.kinds["en"] += 1
-        fact = _counterfactual(index, text, alternatives, positive, near, seed, pool)
+        pool = name_pool(passages, positive, alternatives[0], answers)
+        fact = counterfactual_record(index, text, alternatives, positive, near, seed=seed, pool=pool)
         if isinstance(fact, str):
             report.dropped[f"counterfactual: {fact}"] += 1
         else:
@@ -185,8 +197,101 @@ def build_testbed(
     return records, report
 
 
-def _counterfactual(
-    index: int, text: str, alternatives: list[str], positive: list[str], near: list[str], seed: int, pool: list[str]
+_NAME_SPAN = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|da|van|von|del|la|le)){0,3}\b")
+
+
+def name_pool(passages: Sequence[str], positive: Sequence[str], answer: str, answers: Sequence[str]) -> list[str]:
+    """The names a name answer may become: the other questions' answers of its shape; when there is none, the
+    corpus's names that stand where the answer stands (:func:`_cued_names`). Empty for a date or a number (they
+    shift instead)."""
+    if answer_kind(answer) != "name":
+        return []
+    shape = (len(answer.split()), "," in answer)
+    same = [a for a in answers if (len(a.split()), "," in a) == shape and a.lower() != answer.lower()]
+    return list(dict.fromkeys(same)) or _cued_names(passages, positive, answer)
+
+
+_NOT_NAMES = {
+    "the",
+    "a",
+    "an",
+    "do",
+    "does",
+    "i",
+    "in",
+    "on",
+    "of",
+    "and",
+    "for",
+    "to",
+    "with",
+    "by",
+    "at",
+    "this",
+    "that",
+    "it",
+    "he",
+    "she",
+    "they",
+    "we",
+    "you",
+    "his",
+    "her",
+    "their",
+    "our",
+    "my",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+}
+
+
+def _cued_names(passages: Sequence[str], positive: Sequence[str], answer: str) -> list[str]:
+    """Names of the corpus that stand where the answer stands: after the word that comes before the answer in a
+    positive ("designed by", "born in", "engineer"), as many words long. A name of the same kind, most often."""
+    cues = set()
+    for passage in positive:
+        for start, _ in find_mentions(passage, answer):
+            before = re.findall(r"[\w'’]+", passage[:start])
+            if before:
+                cues.add(before[-1].lower())
+    words = len(answer.split())
+    names = []
+    for passage in passages:
+        for m in _NAME_SPAN.finditer(passage):
+            before = re.findall(r"[\w'’]+", passage[: m.start()])
+            name = m.group(0)
+            cued = bool(before) and before[-1].lower() in cues and len(name.split()) == words
+            if cued and not any(w.lower().strip(".") in _NOT_NAMES for w in name.split()):
+                names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def counterfactual_record(
+    index: int,
+    text: str,
+    alternatives: list[str],
+    positive: list[str],
+    near: list[str],
+    *,
+    seed: int,
+    pool: Sequence[str],
 ) -> dict[str, Any] | str:
     """The ``fact`` record of a question, or why none could be made. Every positive gets the same wrong value (the
     names that any positive holds are never chosen)."""

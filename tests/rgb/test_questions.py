@@ -72,8 +72,11 @@ def test_generated_questions_make_a_testbed(tmp_path: Path, monkeypatch: pytest.
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "question not written for 6 passages: no usable question (undetermined)" in printed
-    assert "2 questions: 2 noise/rejection, 1 counterfactual, 0 integration records" in printed
-    # names come from the other questions' answers: the only other answer is a date
-    assert "dropped 1: counterfactual: no other name of the same shape in the pool" in printed
-    queries = {json.loads(line)["query"] for line in out.read_text().splitlines()}
-    assert queries == {"When did the Millau Viaduct open?", "Who designed the Golden Gate Bridge?"}
+    assert "2 questions: 2 noise/rejection, 2 counterfactual, 0 integration records" in printed
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["query"] for r in records} == {
+        "When did the Millau Viaduct open?",
+        "Who designed the Golden Gate Bridge?",
+    }
+    # the other question's answer is a date: the wrong designer is the corpus's other name "designed by"
+    assert [r["fakeanswer"] for r in records if r.get("fakeanswer") and "Gate" in r["query"]] == ["Norman Foster"]
