@@ -10,7 +10,8 @@ metres", "45%") or a **name** (anything else: a person, a place, an organisation
 * a number is scaled by a factor of 0.5-0.8 or 1.25-2.0 and written with the same decimals, separators, currency,
   scale word and unit ("$10.4 billion" → "$6.7 billion", "1,280 metres" → "1,920 metres");
 * a name is another answer of the same shape from the pool given (the other questions' answers: as many words,
-  the same "City, State" comma), never one the passage already names; a person's surname or a place's city
+  the same "City, State" comma), never one the passage already names; a country becomes another country (the
+  pool's, else one of :data:`COUNTRIES`), any other name never a country; a person's surname or a place's city
   standing alone becomes the other's.
 
 Every choice comes from ``random.Random(seed)``, so the same seed gives the same passages.
@@ -28,7 +29,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Counterfactual", "answer_kind", "date_parts", "find_mentions", "make_counterfactual", "number_parts"]
+__all__ = [
+    "COUNTRIES",
+    "Counterfactual",
+    "answer_kind",
+    "date_parts",
+    "find_mentions",
+    "make_counterfactual",
+    "number_parts",
+]
 
 _MONTHS = [
     "january",
@@ -54,6 +63,29 @@ _NUMBER = re.compile(
     r"(?P<currency>[$€£¥])?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
     r"(?P<rest>\s*(?:%|percent|billion|million|thousand|trillion|[a-zA-Z]+)?)"
 )
+
+
+#: Countries (and the short names news writes), so that a country answer becomes another country.
+COUNTRIES = frozenset(
+    """Afghanistan Albania Algeria Andorra Angola Argentina Armenia Australia Austria Azerbaijan Bahamas Bahrain
+    Bangladesh Barbados Belarus Belgium Belize Benin Bhutan Bolivia Botswana Brazil Brunei Bulgaria Burundi Cambodia
+    Cameroon Canada Chad Chile China Colombia Comoros Congo Croatia Cuba Cyprus Czechia Denmark Djibouti Dominica
+    Ecuador Egypt Eritrea Estonia Eswatini Ethiopia Fiji Finland France Gabon Gambia Georgia Germany Ghana Greece
+    Grenada Guatemala Guinea Guyana Haiti Honduras Hungary Iceland India Indonesia Iran Iraq Ireland Israel Italy
+    Jamaica Japan Jordan Kazakhstan Kenya Kiribati Kosovo Kuwait Kyrgyzstan Laos Latvia Lebanon Lesotho Liberia
+    Libya Liechtenstein Lithuania Luxembourg Madagascar Malawi Malaysia Maldives Mali Malta Mauritania Mauritius
+    Mexico Micronesia Moldova Monaco Mongolia Montenegro Morocco Mozambique Myanmar Namibia Nauru Nepal Netherlands
+    Nicaragua Niger Nigeria Norway Oman Pakistan Palau Palestine Panama Paraguay Peru Philippines Poland Portugal
+    Qatar Romania Russia Rwanda Samoa Senegal Serbia Seychelles Singapore Slovakia Slovenia Somalia Spain Sudan
+    Suriname Sweden Switzerland Syria Taiwan Tajikistan Tanzania Thailand Togo Tonga Tunisia Turkey Turkmenistan
+    Tuvalu Uganda Ukraine Uruguay Uzbekistan Vanuatu Venezuela Vietnam Yemen Zambia Zimbabwe England Scotland Wales
+    U.S. US USA U.K. UK""".split()
+)
+
+
+def _name_kind(name: str) -> str:
+    """``country`` for a country's name, else ``other`` (persons, places and organisations are not told apart)."""
+    return "country" if name.strip() in COUNTRIES else "other"
 
 
 @dataclass(frozen=True)
@@ -231,11 +263,14 @@ def make_counterfactual(
     else:
         shape = (len(first.split()), "," in first)
         named = f"{passage} {avoid}".lower()
+        kind_of_name = _name_kind(first)
+        offered = [*pool, *sorted(COUNTRIES)] if kind_of_name == "country" else list(pool)
         candidates = sorted(
             {
                 p
-                for p in pool
+                for p in offered
                 if (len(p.split()), "," in p) == shape
+                and _name_kind(p) == kind_of_name
                 and p.lower() not in named
                 and p.lower() != first.lower()
                 and answer_kind(p) == "name"

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual, number_parts
+from rageval_lc.rgb.counterfactual import (
+    COUNTRIES,
+    answer_kind,
+    date_parts,
+    find_mentions,
+    make_counterfactual,
+    number_parts,
+)
 
 
 def test_a_date_keeps_each_mention_s_spelling_and_changes_its_value() -> None:
@@ -40,8 +47,11 @@ def test_a_name_becomes_another_name_of_the_same_shape_that_the_passage_does_not
     assert cf.passage == "Ashleigh Barty won; Angelique Kerber lost. Barty's coach..."  # the surname alone too
     place = make_counterfactual("Played in Tampa, Florida.", "Tampa, Florida", pool=pool)
     assert place.wrong == "Glendale, Arizona" and place.passage == "Played in Glendale, Arizona."
-    lonely = make_counterfactual("Oslo is in Norway.", "Norway", pool=["Norway"])
-    assert (lonely.replaced, lonely.passage) == (0, "Oslo is in Norway.") and "no other name" in lonely.problem
+    country = make_counterfactual("Oslo is in Norway.", "Norway", pool=["Norway", "Facebook"])
+    assert country.wrong in COUNTRIES and country.wrong != "Norway"  # a country, never the company
+    assert country.passage == f"Oslo is in {country.wrong}."
+    lonely = make_counterfactual("Made by Facebook.", "Facebook", pool=["Facebook", "Norway"])
+    assert (lonely.replaced, lonely.passage) == (0, "Made by Facebook.") and "no other name" in lonely.problem
 
 
 def test_a_passage_without_the_answer_is_left_as_it_is_and_says_why() -> None:
