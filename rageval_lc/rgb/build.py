@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual
+from rageval_lc.rgb.counterfactual import MONTHS, answer_kind, date_parts, find_mentions, make_counterfactual
 
 __all__ = [
     "BuildReport",
@@ -54,20 +54,6 @@ __all__ = [
 
 NEGATIVES = 10  # negatives kept per question (RGB's records hold 8-20)
 _TEXT_FIELDS = ("text", "passage", "contents", "content", "document", "body")
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 
 
 @dataclass
@@ -99,7 +85,8 @@ def date_spellings(text: str) -> list[str]:
     if parts is None:
         return [text]
     month, day, year = parts
-    name, short = _MONTHS[month - 1], _MONTHS[month - 1][:3]
+    name = MONTHS[month - 1].capitalize()
+    short = name[:3]
     if day is None:
         forms = [f"{name} {year}", f"{short} {year}", f"{short}. {year}"]
     else:
@@ -247,19 +234,7 @@ _NOT_NAMES = {
     "friday",
     "saturday",
     "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-}
+} | set(MONTHS)
 
 
 def _cued_names(passages: Sequence[str], positive: Sequence[str], answer: str) -> list[str]:

@@ -39,7 +39,8 @@ __all__ = [
     "number_parts",
 ]
 
-_MONTHS = [
+#: The months' names, lower-cased.
+MONTHS = [
     "january",
     "february",
     "march",
@@ -102,7 +103,7 @@ class Counterfactual:
 def _month_index(word: str) -> int | None:
     word = word.lower().rstrip(".")
     return next(
-        (i for i, name in enumerate(_MONTHS) if name.startswith(word[:3]) and word in (name, name[:3], name[:4])), None
+        (i for i, name in enumerate(MONTHS) if name.startswith(word[:3]) and word in (name, name[:3], name[:4])), None
     )
 
 
@@ -186,8 +187,8 @@ def _write_date(mention: str, month: int, day: int | None, year: int) -> str:
         if not m:
             continue
         written = m["month"]
-        name = _MONTHS[month - 1]
-        if written.rstrip(".").lower() in (_MONTHS[_month_index(written)][:3], _MONTHS[_month_index(written)][:4]):
+        name = MONTHS[month - 1]
+        if written.rstrip(".").lower() in (MONTHS[_month_index(written)][:3], MONTHS[_month_index(written)][:4]):
             name = name[: len(written.rstrip("."))]
         name = name.capitalize() if written[0].isupper() else name
         name += "." if written.endswith(".") else ""
