@@ -330,6 +330,17 @@ def reliability(confidence: np.ndarray, right: np.ndarray, weight: np.ndarray, b
     return {"ece": round(ece, 4), "table": table}
 
 
+def verdict_figures(confidence: np.ndarray, baseline: np.ndarray, wrong: np.ndarray, weight: np.ndarray) -> dict:
+    """Risk-coverage of the confidence and of the baseline, and the confidence's reliability, each weighted
+    (``weight``) and as the verdicts come."""
+    out = {}
+    for suffix, w in (("", weight), ("_unweighted", np.ones_like(weight))):
+        out[f"confidence{suffix}"] = risk_coverage(confidence, wrong, w)
+        out[f"baseline{suffix}"] = risk_coverage(baseline, wrong, w)
+        out[f"calibration{suffix}"] = reliability(confidence, (~wrong).astype(float), w)
+    return out
+
+
 def balanced_accuracy_w(pred_supported: np.ndarray, truth_supported: np.ndarray) -> float:
     rates = [np.mean(pred_supported[truth_supported == label] == label) for label in (True, False)]
     return float(np.mean(rates))
@@ -519,22 +530,8 @@ def main() -> None:
         "rows": len(rows),
         "sentences": int(marked.size),
         "twins": len(twins),
-        "sentence": {
-            "confidence": risk_coverage(conf_s, wrong_s, s_w),
-            "confidence_unweighted": risk_coverage(conf_s, wrong_s, np.ones_like(s_w)),
-            "baseline_unweighted": risk_coverage(base_s, wrong_s, np.ones_like(s_w)),
-            "baseline": risk_coverage(base_s, wrong_s, s_w),
-            "calibration": reliability(conf_s, (~wrong_s).astype(float), s_w),
-            "calibration_unweighted": reliability(conf_s, (~wrong_s).astype(float), np.ones_like(s_w)),
-        },
-        "row": {
-            "confidence": risk_coverage(conf_r, wrong_r, weights),
-            "confidence_unweighted": risk_coverage(conf_r, wrong_r, np.ones_like(weights)),
-            "baseline_unweighted": risk_coverage(base_r, wrong_r, np.ones_like(weights)),
-            "baseline": risk_coverage(base_r, wrong_r, weights),
-            "calibration": reliability(conf_r, (~wrong_r).astype(float), weights),
-            "calibration_unweighted": reliability(conf_r, (~wrong_r).astype(float), np.ones_like(weights)),
-        },
+        "sentence": verdict_figures(conf_s, base_s, wrong_s, s_w),
+        "row": verdict_figures(conf_r, base_r, wrong_r, weights),
     }
     conf_lists = [verdict_confidence(qi, r.marked) for qi, r in zip(q, rows, strict=True)]
     figures["cascade_simulated"] = simulate(rows, conf_lists, args.draws)

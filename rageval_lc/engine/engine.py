@@ -209,25 +209,22 @@ def verdict_confidence(result: SampleResult) -> dict[str, float]:
         >>> verdict_confidence(SampleResult(id="1", results={}, details={"trace": {"judge_notes": notes}}))
         {'confidence.adherence': 0.8, 'confidence.least': 0.6, 'decided_by_llm': 1.0}
     """
-    nan = float("nan")
-    adherence, least, llm = nan, nan, nan
+    adherence, confidences, llm = float("nan"), [], []
     for detail in result.details.values():
         notes = detail.get("judge_notes") if isinstance(detail, dict) else None
         if not isinstance(notes, dict):
             continue
-        if "adherence_confidence" in notes:
-            adherence = float(notes["adherence_confidence"])
+        adherence = float(notes.get("adherence_confidence", adherence))
         for name in _CONFIDENCE_NOTES:
-            values = notes.get(name)
-            values = list(values.values()) if isinstance(values, dict) else values
-            if values:
-                least = min(float(v) for v in values) if least != least else min(least, *map(float, values))
+            values = notes.get(name) or []
+            confidences += [float(v) for v in (values.values() if isinstance(values, dict) else values)]
         by, escalation = notes.get("decided_by"), notes.get("escalation") or {}
         if by is not None:
-            judges = list(by.values()) if isinstance(by, dict) else list(by)
-            count = sum(1 for j in judges if j == escalation.get("llm"))
-            llm = count if llm != llm else llm + count
-    return {"confidence.adherence": adherence, "confidence.least": least, "decided_by_llm": float(llm)}
+            judges = by.values() if isinstance(by, dict) else by
+            llm.append(sum(1 for j in judges if j == escalation.get("llm")))
+    least = min(confidences) if confidences else float("nan")
+    llm_count = float(sum(llm)) if llm else float("nan")
+    return {"confidence.adherence": adherence, "confidence.least": least, "decided_by_llm": llm_count}
 
 
 def _score(result: SampleResult, name: str) -> float:

@@ -104,6 +104,12 @@ def least_confident(rows_: list[dict[str, Any]], share: float) -> set[tuple[str,
     return {every[i][:2] for i in ordered[:count]}
 
 
+def evaluate_argv(source: Path, out: Path) -> list[str]:
+    """``rageval evaluate`` of ``source`` into ``out`` with a cascade and a budget of 0.2."""
+    judge = ["--judge", "cascade:local,dspy:fake", "--escalate", "0.2"]
+    return ["evaluate", str(source), *judge, "--out", str(out), "--no-progress", "--bootstrap", "0"]
+
+
 def cascade(lm: Any = None, **budget: float) -> CascadeJudge:
     return CascadeJudge(ConfidentJudge(), DspyJudge(lm if lm is not None else VerifyingLM()), **budget)
 
@@ -119,19 +125,7 @@ def test_the_budget_is_kept_exactly_on_a_file(tmp_path: Path, monkeypatch: pytes
     lm = VerifyingLM()
     monkeypatch.setattr(common, "judge_from_args", lambda args: cascade(lm, escalate=args.escalate))
     out = tmp_path / "out.jsonl"
-    argv = [
-        "evaluate",
-        str(source),
-        "--judge",
-        "cascade:local,dspy:fake",
-        "--escalate",
-        "0.2",
-        "--out",
-        str(out),
-        "--no-progress",
-        "--bootstrap",
-        "0",
-    ]
+    argv = evaluate_argv(source, out)
     assert main(argv) == 0
     expected = least_confident(data, 0.2)
     total = len(sentences_of(data))
@@ -168,19 +162,7 @@ def test_a_resumed_run_asks_nothing_already_decided(tmp_path: Path, monkeypatch:
     out = tmp_path / "out.jsonl"
     first = VerifyingLM()
     monkeypatch.setattr(common, "judge_from_args", lambda args: cascade(first, escalate=0.2))
-    argv = [
-        "evaluate",
-        str(source),
-        "--judge",
-        "cascade:local,dspy:fake",
-        "--escalate",
-        "0.2",
-        "--out",
-        str(out),
-        "--no-progress",
-        "--bootstrap",
-        "0",
-    ]
+    argv = evaluate_argv(source, out)
     assert main(argv) == 0
     lines = out.read_text().splitlines()
     out.write_text("\n".join(lines[:6]) + "\n")  # a run stopped after six rows

@@ -28,13 +28,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rageval_lc.judges.offline.model import Logistic
+from rageval_lc.judges.offline.model import Logistic, read_fitted
 
 __all__ = [
     "CLAIM_FEATURES",
@@ -233,11 +232,7 @@ class ConfidenceModels:
     @classmethod
     def load(cls, path: str | Path | None = None) -> ConfidenceModels:
         """Load from a file, or the models shipped with the package."""
-        if path is None:
-            text = files("rageval_lc.judges.offline").joinpath(CONFIDENCE_FILE).read_text(encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
+        data = read_fitted(CONFIDENCE_FILE, path)
         return cls(
             sentence=Logistic(**data["sentence"]),
             claim=Logistic(**data["claim"]),

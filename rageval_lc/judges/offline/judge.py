@@ -293,12 +293,20 @@ class LocalJudge(Portable, BaseJudge):
         reasons = [sentence_explanation(features, i, float(p[i]), flagged[i]) for i in range(len(statements))]
         return p, reasons, flagged, contradicted
 
-    def _claim_confidence(self, statements: Sequence[str], contexts: Sequence[str]) -> list[float]:
-        """The probability that each statement's support verdict (:meth:`_support_probabilities`) is right."""
+    def _claim_confidence(
+        self,
+        statements: Sequence[str],
+        contexts: Sequence[str],
+        p: np.ndarray,
+        flagged: list[bool],
+        contradicted: list[bool],
+    ) -> list[float]:
+        """The probability that each statement's support verdict is right, from what :meth:`_support_probabilities`
+        gave (``p``, ``flagged``, ``contradicted``) and its feature tables (remembered). A statement is judged alone:
+        the claim model reads no answer-level input (the decision's answer figures are placeholders)."""
         if not statements:
             return []
         features = self._support_features(_statement_sentences(statements, contexts))
-        p, _, flagged, contradicted = self._support_probabilities(statements, contexts)
         before = self.params.support.predict(features.support_inputs)
         keys = features.response_keys
         forced = {k: v for k, v, c in zip(keys, features.nli_verdicts, contradicted, strict=True) if c}
@@ -440,12 +448,12 @@ class LocalJudge(Portable, BaseJudge):
 
     def verify_claims(self, claims: Sequence[str], contexts: Sequence[str]) -> Judgement[list[ClaimVerdict]]:
         """Each claim is supported when its estimated probability of being unsupported is below the threshold."""
-        _, reasons, flagged, _ = self._support_probabilities(claims, contexts)
+        p, reasons, flagged, contradicted = self._support_probabilities(claims, contexts)
         verdicts = [
             ClaimVerdict(claim=claim, supported=not unsupported, reason=reason)
             for claim, reason, unsupported in zip(claims, reasons, flagged, strict=True)
         ]
-        notes = {"claim_confidence": self._claim_confidence(claims, contexts)}
+        notes = {"claim_confidence": self._claim_confidence(claims, contexts, p, flagged, contradicted)}
         return Judgement(name="verify_claims", value=verdicts, reason="Offline support model.", notes=notes)
 
     def context_relevance(
@@ -481,7 +489,7 @@ class LocalJudge(Portable, BaseJudge):
             return Judgement(name="attribute_reference", value=[], reason="The reference is empty.")
         self._prepared({"attribution": _work_key("attribution", question, reference=reference, contexts=contexts)})
         keyed = KeyedSentences.from_texts(contexts, "")
-        _, reasons, flagged, _ = self._support_probabilities(statements, contexts)
+        p, reasons, flagged, contradicted = self._support_probabilities(statements, contexts)
         doc_vectors = self.encoder.encode([t for doc in keyed.documents for _, t in doc])
         owners = [i for i, doc in enumerate(keyed.documents) for _ in doc]
         verdicts = []
@@ -499,7 +507,7 @@ class LocalJudge(Portable, BaseJudge):
                     reason=reason,
                 )
             )
-        notes = {"statement_confidence": self._claim_confidence(statements, contexts)}
+        notes = {"statement_confidence": self._claim_confidence(statements, contexts, p, flagged, contradicted)}
         return Judgement(name="attribute_reference", value=verdicts, reason="Offline support model.", notes=notes)
 
     def rate_answer_relevance(self, question: str, answer: str) -> Judgement[RubricScore]:

