@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.input_argument(score)
     mode_option(score)
     score.add_argument("--out", type=Path, help="write one judgement per input row here")
+    common.html_option(score, "write the HTML report here (accuracy against noise ratio, every task, wrong answers)")
     run = rgb_commands.add_parser(
         "run",
         help="run the benchmark against a system",
@@ -44,10 +45,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--noise-ratios", help="comma-separated noise ratios (default per file kind)")
     run.add_argument("--no-rejection", action="store_true", help="skip the ratio-1 negative-rejection pass")
+    run.add_argument(
+        "--no-fill",
+        action="store_true",
+        help="when a question has fewer positives than the documents need, send fewer documents instead of filling "
+        "with negatives (testbeds built from your own passages often hold one positive per question)",
+    )
     mode_option(run)
     run.add_argument("--limit", type=int, help="only the first N records")
     run.add_argument("--model-name", default="", help="recorded in the results")
-    run.add_argument("--out", type=Path, help="write one line per question asked (documents, prediction, judgement)")
+    run.add_argument(
+        "--out",
+        type=Path,
+        help="write one line per question asked (documents, prediction, answer, judgement; rgb score reads it)",
+    )
+    common.html_option(run, "write the HTML report here (accuracy against noise ratio, every task, wrong answers)")
     common.progress_option(run)
     build = rgb_commands.add_parser(
         "build",
@@ -136,12 +148,15 @@ def _score(args: argparse.Namespace) -> int:
 
     if common.unusable(args.input, "input", args.out, "--out", "the judgements"):
         return 2
-    rows = []
+    if args.html is not None and common.unusable(args.input, "input", args.html, "--html", "the report"):
+        return 2
+    rows, raw = [], []
     for line_no, data in json_rows(args.input):
         try:
             if isinstance(data, ValueError):  # not UTF-8, or not JSON
                 raise data
             rows.append(RgbRow.from_dict(data))
+            raw.append(data)
         except (ValueError, TypeError, KeyError) as exc:
             return common.error(f"{args.input}:{line_no}: {exc}")
     try:
@@ -155,6 +170,11 @@ def _score(args: argparse.Namespace) -> int:
             return common.cannot_write(args.out, exc)
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
+    if args.html is not None:
+        from rageval_lc.reports.rgb_html import render_rgb_html
+
+        page = render_rgb_html(raw, title=args.input.name, mode=args.mode)
+        return common.write_page(args.html, page, "HTML report")
     return 0
 
 
@@ -165,6 +185,8 @@ def _run(args: argparse.Namespace) -> int:
     from rageval_lc.rgb.run import run_rgb
 
     if common.unusable(args.data, "RGB", args.out, "--out", "the results"):
+        return 2
+    if args.html is not None and common.unusable(args.data, "RGB", args.html, "--html", "the report"):
         return 2
     module_name, _, attribute = args.system.partition(":")
     try:
@@ -194,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
             records,
             noise_ratios=ratios,
             include_rejection=not args.no_rejection,
+            fill=not args.no_fill,
             mode=args.mode,
             model_name=args.model_name,
             progress=args.progress,
@@ -202,4 +225,6 @@ def _run(args: argparse.Namespace) -> int:
     print(run.report())
     if run.failures:
         print(f"rageval: {run.failures} calls to the system failed (scored as empty answers).", file=sys.stderr)
+    if args.html is not None:
+        return common.write_page(args.html, run.to_html(title=args.model_name or args.data.name), "HTML report")
     return 0

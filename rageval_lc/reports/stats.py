@@ -28,6 +28,7 @@ __all__ = [
     "paired_comparison",
     "paired_statistic_ci",
     "permutation_p_value",
+    "wilson_interval",
 ]
 
 #: Bootstrap resamples (and Monte-Carlo permutations) unless told otherwise.
@@ -209,6 +210,34 @@ def paired_statistic_ci(
         return None, None
     low, high = np.quantile(diffs, [(1 - confidence) / 2, (1 + confidence) / 2])
     return float(low), float(high)
+
+
+def wilson_interval(successes: int, total: int, *, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """The Wilson score interval of a proportion, ``successes`` of ``total`` (None, None when ``total`` is 0).
+
+    Unlike the bootstrap it needs no resampling and stays inside [0, 1] with a width at 0 or ``total``
+    successes, where a few dozen questions often sit (an accuracy of 100 % at noise ratio 0).
+
+    Example:
+        >>> [round(v, 4) for v in wilson_interval(8, 10)], wilson_interval(0, 0)
+        ([0.4902, 0.9433], (None, None))
+
+    Raises:
+        ValueError: If the counts are negative, ``successes`` exceeds ``total``, or ``confidence`` is not in (0, 1).
+    """
+    _check(1, confidence)
+    if total < 0 or not 0 <= successes <= max(total, 0):
+        msg = f"successes must be between 0 and total. Got {successes} of {total}."
+        raise ValueError(msg)
+    if total == 0:
+        return None, None
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
+    p = successes / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z / (1 + z * z / total) * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _array(values: Sequence[float]) -> np.ndarray:

@@ -112,6 +112,7 @@ def build_documents(
     passage_num: int = PASSAGE_NUM,
     correct_rate: float = 0.0,
     seed: int = RGB_SEED,
+    fill: bool = True,
 ) -> list[str]:
     """The documents the benchmark shows for ``record`` at ``noise_ratio``, in the benchmark's order.
 
@@ -120,6 +121,19 @@ def build_documents(
     first passage of each shuffled group, then the next ones round-robin, then negatives. ``fact``: a
     random sample of counterfactual passages (``positive_wrong``), ceil(passage_num × correct_rate)
     true ones, then negatives. Finally a shuffle. The record is not modified.
+
+    ``fill=False`` sends fewer documents instead of filling with negatives when the positives run short:
+    ceil(passage_num × ratio) negatives beside the positives there are. A testbed built from one's own corpus
+    (:func:`~rageval_lc.rgb.build.build_testbed`) often holds one positive per question, and RGB's filling
+    would give it 4 negatives in 5 documents at every ratio below 0.8; without it, ratio 0 is the positive
+    alone and each step adds a near miss beside it.
+
+    Example:
+        >>> record = RgbRecord(query="Who won?", answer="Ann", positive=["Ann won."], negative=["A", "B", "C"])
+        >>> len(build_documents(record, 0.0)), len(build_documents(record, 0.0, fill=False))
+        (4, 1)
+        >>> sorted(build_documents(record, 0.4, fill=False))
+        ['A', 'Ann won.', 'B']
 
     Raises:
         ValueError: If ``noise_ratio`` or ``correct_rate`` is outside [0, 1].
@@ -147,7 +161,8 @@ def build_documents(
                             break
                 if len(docs) == pos_num:
                     break
-        neg_num = passage_num - len(docs)
+        if fill:
+            neg_num = passage_num - len(docs)
         if neg_num > 0:
             docs += negative[:neg_num]
     elif record.kind == "fact":
@@ -170,7 +185,7 @@ def build_documents(
             pos_num = passage_num - neg_num
         elif pos_num > len(positive):
             pos_num = len(positive)
-            neg_num = passage_num - pos_num
+            neg_num = passage_num - pos_num if fill else neg_num
         docs = positive[:pos_num] + negative[:neg_num]
     rng.shuffle(docs)
     return docs

@@ -125,6 +125,8 @@ class RgbRun:
     results: list[EvaluationResult] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     failures: int = 0
+    mode: RgbMode = "official"
+    model_name: str = ""
 
     def report(self) -> str:
         """A readable table of the results."""
@@ -145,6 +147,13 @@ class RgbRun:
         headers = ["task", "rows", "accuracy / all_rate %", "rejection %", "error detection %", "error correction %"]
         return format_table(headers, table)
 
+    def to_html(self, title: str = "RGB run") -> str:
+        """The run as a self-contained HTML page: accuracy against noise ratio with its intervals, every task,
+        the wrong answers (:func:`~rageval_lc.reports.rgb_html.render_rgb_html`)."""
+        from rageval_lc.reports.rgb_html import render_rgb_html
+
+        return render_rgb_html(self.rows, title=title, mode=self.mode, model_name=self.model_name)
+
 
 def run_rgb(
     system: Any,
@@ -155,6 +164,7 @@ def run_rgb(
     mode: RgbMode = "official",
     model_name: str = "",
     passage_num: int = 5,
+    fill: bool = True,
     progress: bool | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> RgbRun:
@@ -168,6 +178,8 @@ def run_rgb(
         mode: ``official`` or ``lenient`` scoring.
         model_name: recorded in the results.
         passage_num: documents per question (5 in the benchmark).
+        fill: fill with negatives when a question's positives run short, as the benchmark does; False: send
+            fewer documents (:func:`~rageval_lc.rgb.records.build_documents`), for testbeds with few positives.
         progress: show a progress bar on stderr (default: when stderr is a terminal).
         on_row: called with each finished row, judgement included (to stream results as they come).
 
@@ -189,11 +201,11 @@ def run_rgb(
         from tqdm import tqdm
 
         bar = tqdm(total=len(plan), unit="question", file=sys.stderr, desc="RGB")
-    run = RgbRun()
+    run = RgbRun(mode=mode, model_name=model_name)
     scored: list[RgbRow] = []
     try:
         for record, ratio, task in plan:
-            documents = build_documents(record, ratio, passage_num=passage_num)
+            documents = build_documents(record, ratio, passage_num=passage_num, fill=fill)
             error = None
             try:
                 prediction = ask(record.query, documents)
@@ -214,7 +226,10 @@ def run_rgb(
                 "task": task,
                 "noise_ratio": ratio,
                 "query": record.query,
+                "answer": record.answer,
+                "counterfactual_answer": record.fakeanswer,
                 "documents": documents,
+                "noise_share": _noise_share(documents, record),
                 "prediction": prediction,
                 "error": error,
                 "judgement": _judgement_dict(judge_row(row, mode=mode)),
@@ -235,3 +250,11 @@ def _judgement_dict(judgement: RgbJudgement) -> dict[str, Any]:
     data = judgement.to_dict()
     data.pop("id")
     return data
+
+
+def _noise_share(documents: list[str], record: RgbRecord) -> float | None:
+    """The share of the documents given that are the record's negatives (None when none was given)."""
+    if not documents:
+        return None
+    negatives = set(record.negative)
+    return sum(d in negatives for d in documents) / len(documents)

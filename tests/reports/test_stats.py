@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from rageval_lc.reports.stats import bootstrap_ci, paired_comparison, permutation_p_value
+from rageval_lc.reports.stats import bootstrap_ci, paired_comparison, permutation_p_value, wilson_interval
 from tests.floats import SAME_DRAWS_ABS
 
 RNG = np.random.default_rng(7)
@@ -88,3 +88,25 @@ def test_the_exact_permutation_test_enumerates_in_blocks_and_checks_its_resample
     assert permutation_p_value(differences, n_resamples=2**10) == whole
     with pytest.raises(ValueError, match="n_resamples must be >= 1"):
         permutation_p_value(differences, n_resamples=0)
+
+
+@pytest.mark.parametrize(
+    ("successes", "total", "low", "high"),
+    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],
+)
+def test_wilson_interval_matches_newcombe_s_published_values(successes, total, low, high) -> None:
+    """Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics in Medicine 17,
+    Table I, method 3 (the score method without continuity correction), printed to 4 decimals."""
+    got = wilson_interval(successes, total)
+    assert got[0] == pytest.approx(low, abs=5e-5) and got[1] == pytest.approx(high, abs=5e-5)
+
+
+def test_wilson_interval_edges_and_bad_counts() -> None:
+    assert wilson_interval(0, 0) == (None, None)
+    low, high = wilson_interval(10, 10)
+    assert high == 1.0 and low == pytest.approx(1 / (1 + 1.959963984540054**2 / 10), abs=1e-12)  # p=1: n/(n+z²)
+    for bad in ((3, 2), (-1, 4), (1, -1)):
+        with pytest.raises(ValueError, match="successes must be between 0 and total"):
+            wilson_interval(*bad)
+    with pytest.raises(ValueError, match="confidence"):
+        wilson_interval(1, 2, confidence=1.0)

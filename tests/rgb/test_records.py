@@ -156,3 +156,18 @@ def test_bad_ratios_and_the_prompt() -> None:
         RGB_SYSTEM_PROMPT
     )
     assert "'There are factual errors in the provided documents.'" in RGB_SYSTEM_PROMPT
+
+
+def test_without_filling_a_question_with_one_positive_gets_ceil_5r_negatives_beside_it() -> None:
+    """Worked by hand: one positive, six negatives; ratio r gives ceil(5 r) negatives and the positive (RGB's own
+    filling gives five documents at every ratio below 1)."""
+    record = RgbRecord(query="Who won?", answer="Ann", positive=["Ann won."], negative=[f"N{i}" for i in range(6)])
+    for ratio, negatives in ((0.0, 0), (0.2, 1), (0.4, 2), (0.6, 3), (0.8, 4)):
+        documents = build_documents(record, ratio, fill=False)
+        assert sorted(documents) == sorted(["Ann won.", *[f"N{i}" for i in range(negatives)]])
+        assert len(build_documents(record, ratio)) == 5
+    assert sorted(build_documents(record, 1.0, fill=False)) == [f"N{i}" for i in range(5)]  # ratio 1: as RGB
+    grouped = RgbRecord(query="Q", answer=[["a"], ["b"]], positive=[["A."], ["B."]], negative=["N0", "N1", "N2"])
+    assert sorted(build_documents(grouped, 0.0, fill=False)) == ["A.", "B."]
+    assert sorted(build_documents(grouped, 0.4, fill=False)) == ["A.", "B.", "N0", "N1"]
+    assert sorted(build_documents(grouped, 0.0)) == ["A.", "B.", "N0", "N1", "N2"]

@@ -1,0 +1,298 @@
+"""A self-contained HTML report of an RGB run: accuracy against noise ratio, the four abilities, the wrong answers.
+
+The page opens on the chart RGB's paper draws: accuracy at each noise ratio, each point with its Wilson 95 %
+interval (a few dozen questions per ratio leave wide intervals, and the page says so by drawing them), one line
+per task run at several ratios (noise robustness; information integration). Then the table of every task and
+ratio (accuracy, rejection, error detection and correction, as :meth:`~rageval_lc.rgb.run.RgbRun.report` prints
+it), and the wrong answers of each task and ratio, each with its question, expected answer, the planted wrong
+value where there is one, the system's answer and the documents it was given (folded).
+
+The rows are those ``rageval rgb run --out`` writes (and :attr:`~rageval_lc.rgb.run.RgbRun.rows` holds): each
+carries ``prediction``, ``answer``, ``task``, ``noise_ratio`` and ``counterfactual_answer``, so the page is drawn
+from the answers, scored again under ``mode``. Inline CSS and SVG only (no script, no network); bounded: at most
+:data:`MAX_WRONG` wrong answers per task and ratio, each text cut at :data:`~rageval_lc.reports.html.FULL_CHARS`.
+
+Example:
+    >>> rows = [{"id": f"en:{i}@{r:g}", "task": "noise_robustness", "noise_ratio": r, "query": "Who won?",
+    ...          "answer": "Ann", "prediction": "Ann won." if i < 4 - 4 * r else "Bob won.", "documents": []}
+    ...         for r in (0.0, 0.5) for i in range(4)]
+    >>> page = render_rgb_html(rows, title="demo")
+    >>> page.startswith("<!DOCTYPE html>") and "<script" not in page
+    True
+    >>> [(point.ratio, point.correct, point.total) for point in accuracy_points(rows)["noise_robustness"]]
+    [(0.0, 4, 4), (0.5, 2, 4)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rageval_lc.reports.html import FULL_CHARS
+from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _page
+from rageval_lc.reports.stats import wilson_interval
+from rageval_lc.rgb.scoring import RgbMode, RgbRow, judge_row, score_rgb
+
+__all__ = ["MAX_WRONG", "AccuracyPoint", "accuracy_points", "render_rgb_html"]
+
+MAX_WRONG = 20  # wrong answers listed per task and noise ratio
+_CURVES = {"noise_robustness": "#3867d6", "information_integration": "#20bf6b"}  # tasks run at several ratios
+_CSS = (
+    BASE_CSS
+    + """
+.muted { color: #8395a7; } .num { text-align: right; font-variant-numeric: tabular-nums; }
+details.list { border-top: 1px solid #eef0f4; padding: 6px 0; }
+details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; padding: 4px 0; }
+details.docs > summary { cursor: pointer; color: #3867d6; font-size: 12px; }
+.full { white-space: pre-wrap; overflow-wrap: anywhere; }
+td.text { overflow-wrap: anywhere; }
+"""
+)
+
+
+@dataclass(frozen=True)
+class AccuracyPoint:
+    """One point of the chart: ``correct`` of ``total`` questions right at ``ratio``, with the Wilson interval, and
+    the mean share of noise the documents actually held (``noise_given``; None when the rows do not say)."""
+
+    ratio: float
+    correct: int
+    total: int
+    low: float | None
+    high: float | None
+    noise_given: float | None = None
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+
+def accuracy_points(rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "official") -> dict[str, list[AccuracyPoint]]:
+    """Per task run below noise ratio 1, its accuracy at each ratio (ratio order), scored under ``mode``.
+
+    Raises:
+        ValueError, TypeError, KeyError: If a row is not an RGB row (:meth:`~rageval_lc.rgb.scoring.RgbRow.from_dict`).
+    """
+    counts: dict[str, dict[float, list[int]]] = {}
+    shares: dict[tuple[str, float], list[float]] = {}
+    for row in rows:
+        scored = RgbRow.from_dict(dict(row))
+        if scored.task not in _CURVES or scored.noise_ratio >= 1.0:
+            continue
+        tally = counts.setdefault(scored.task, {}).setdefault(scored.noise_ratio, [0, 0])
+        tally[0] += judge_row(scored, mode=mode).correct
+        tally[1] += 1
+        if isinstance(row.get("noise_share"), (int, float)):
+            shares.setdefault((scored.task, scored.noise_ratio), []).append(float(row["noise_share"]))
+
+    def given(task: str, ratio: float, total: int) -> float | None:
+        values = shares.get((task, ratio), [])
+        return sum(values) / len(values) if len(values) == total else None
+
+    return {
+        task: [
+            AccuracyPoint(r, c, n, *wilson_interval(c, n), noise_given=given(task, r, n))
+            for r, (c, n) in sorted(by_ratio.items())
+        ]
+        for task, by_ratio in counts.items()
+    }
+
+
+def render_rgb_html(
+    rows: Sequence[Mapping[str, Any]], *, title: str = "RGB run", mode: RgbMode = "official", model_name: str = ""
+) -> str:
+    """Render an RGB run's rows as one HTML page (see the module).
+
+    Raises:
+        ValueError, TypeError, KeyError: If a row is not an RGB row, or a task or noise ratio is unknown.
+    """
+    scored = [RgbRow.from_dict(dict(row)) for row in rows]
+    results, judgements = score_rgb(scored, mode=mode, model_name=model_name)
+    failures = sum(1 for row in rows if row.get("error"))
+    facts = f"{len(rows)} questions asked · {mode} scoring"
+    if model_name:
+        facts += f" · system {_cut(model_name, NAME_CHARS)}"
+    if failures:
+        facts += f" · {failures} calls failed (scored as empty answers)"
+    parts = [
+        _chart_section(accuracy_points(rows, mode=mode)),
+        _table_section(results),
+        _wrong_section(rows, judgements),
+    ]
+    return _page(title, _cut(title, NAME_CHARS), facts, _CSS, parts)
+
+
+def _chart_section(curves: Mapping[str, Sequence[AccuracyPoint]]) -> str:
+    if not curves:
+        return ""
+    width, height, left, right, top, bottom = 560, 260, 48, 28, 12, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+    ratios = sorted({p.ratio for points in curves.values() for p in points})
+    span = max(ratios[-1], 0.8)
+
+    def x(ratio: float) -> float:
+        return left + plot_w * ratio / span
+
+    def y(share: float) -> float:
+        return top + plot_h * (1 - share)
+
+    svg = [f"<svg width='{width}' height='{height + 20}' role='img' aria-label='accuracy against noise ratio'>"]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        svg.append(f"<line x1='{left}' y1='{y(tick):.1f}' x2='{width - right}' y2='{y(tick):.1f}' stroke='#eef0f4'/>")
+        svg.append(
+            f"<text x='{left - 6}' y='{y(tick) + 4:.1f}' font-size='10' text-anchor='end' fill='#8395a7'>"
+            f"{100 * tick:.0f}%</text>"
+        )
+    for ratio in ratios:
+        svg.append(
+            f"<text x='{x(ratio):.1f}' y='{height - bottom + 16}' font-size='11' text-anchor='middle' "
+            f"fill='#2f3542'>{ratio:g}</text>"
+        )
+    svg.append(
+        f"<text x='{left + plot_w / 2:.1f}' y='{height - 6}' font-size='11' text-anchor='middle' fill='#57606f'>"
+        "noise ratio (share of the documents that are noise)</text>"
+    )
+    legend_x = left
+    for k, (task, points) in enumerate(curves.items()):
+        colour = _CURVES[task]
+        dx = 7 * (k - (len(curves) - 1) / 2)  # the intervals of two curves side by side, not on top
+        line = " ".join(f"{x(p.ratio):.1f},{y(p.accuracy):.1f}" for p in points)
+        svg.append(f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>")
+        for p in points:
+            label = f"{task.replace('_', ' ')} at {p.ratio:g}: {p.correct} of {p.total} ({100 * p.accuracy:.1f}%)"
+            if p.low is not None and p.high is not None:
+                label += f", 95 % interval {100 * p.low:.1f}–{100 * p.high:.1f}%"
+                svg.append(
+                    f"<line x1='{x(p.ratio) + dx:.1f}' y1='{y(p.low):.1f}' x2='{x(p.ratio) + dx:.1f}' "
+                    f"y2='{y(p.high):.1f}' "
+                    f"stroke='{colour}' stroke-opacity='.45' stroke-width='6'/>"
+                )
+            svg.append(
+                f"<circle cx='{x(p.ratio):.1f}' cy='{y(p.accuracy):.1f}' r='4' fill='{colour}'>"
+                f"<title>{_e(label)}</title></circle>"
+            )
+        name = task.replace("_", " ")
+        svg.append(
+            f"<rect x='{legend_x}' y='{height + 6}' width='10' height='10' fill='{colour}'/>"
+            f"<text x='{legend_x + 14}' y='{height + 15}' font-size='11' fill='#2f3542'>{_e(name)}</text>"
+        )
+        legend_x += 30 + 7 * len(name)
+    svg.append("</svg>")
+    rows = "".join(
+        f"<tr><td>{_e(task.replace('_', ' '))}</td><td class='num'>{p.ratio:g}</td>"
+        f"<td class='num'>{'–' if p.noise_given is None else f'{100 * p.noise_given:.0f}%'}</td>"
+        f"<td class='num'>{p.correct} of {p.total}</td><td class='num'>{100 * p.accuracy:.1f}%</td>"
+        f"<td class='num'>{_interval(p)}</td></tr>"
+        for task, points in curves.items()
+        for p in points
+    )
+    table = (
+        "<table><tr><th>task</th><th class='num'>noise ratio</th><th class='num'>noise given</th>"
+        "<th class='num'>right</th><th class='num'>accuracy</th><th class='num'>95 % interval</th></tr>"
+        f"{rows}</table>"
+    )
+    filled = [
+        p for points in curves.values() for p in points if p.noise_given is not None and p.noise_given > p.ratio + 0.1
+    ]
+    warning = ""
+    if filled:
+        p = filled[0]
+        warning = (
+            f"<p><b>Noisier than the ratio says:</b> at ratio {p.ratio:g} the documents held "
+            f'{100 * p.noise_given:.0f}% noise on average ("noise given"): questions with fewer positives than the '
+            f"documents need. RGB fills their documents up with negatives (<code>rageval rgb run</code>'s default); "
+            "<code>--no-fill</code> sends fewer documents instead, so that ratio 0 is the positives alone and each "
+            "step adds near misses beside them. Read accuracy against the noise given.</p>"
+        )
+    return (
+        "<section><h2>Accuracy against noise ratio</h2><p class='muted'>Share of questions answered right at each "
+        'noise ratio; the bands are Wilson 95 % intervals. "Noise given" is the mean share of the documents '
+        f"that were negatives.</p>{warning}{''.join(svg)}{table}</section>"
+    )
+
+
+def _interval(point: AccuracyPoint) -> str:
+    if point.low is None or point.high is None:
+        return "–"
+    return f"{100 * point.low:.1f}–{100 * point.high:.1f}%"
+
+
+def _table_section(results: Sequence[Any]) -> str:
+    body = []
+    for r in results:
+        counterfactual = "counterfactual" in r.task_type
+        cells = [
+            _e(r.task_type) if r.noise_ratio is not None else f"<b>{_e(r.task_type)}</b> (all ratios)",
+            str(r.total_samples),
+            f"{r.all_rate if r.noise_ratio is not None else r.accuracy:.1f}",
+            f"{r.rejection_rate:.1f}",
+            f"{r.error_detection_rate:.1f}" if counterfactual else "–",
+            f"{r.error_correction_rate:.1f}" if counterfactual else "–",
+        ]
+        body.append(
+            "<tr>" + "".join(f"<td{'' if i == 0 else ' class=num'}>{c}</td>" for i, c in enumerate(cells)) + "</tr>"
+        )
+    headers = ["task", "questions", "accuracy / all_rate %", "rejection %", "error detection %", "error correction %"]
+    head = "".join(f"<th{'' if i == 0 else ' class=num'}>{h}</th>" for i, h in enumerate(headers))
+    note = (
+        "At noise ratio 1 (negative rejection) the figure is the benchmark's: rejections and right answers together; "
+        "error correction is over the detected rows in official scoring."
+    )
+    table = f"<table><tr>{head}</tr>{''.join(body)}</table>"
+    return f"<section><h2>Every task</h2><p class='muted'>{note}</p>{table}</section>"
+
+
+def _wrong_section(rows: Sequence[Mapping[str, Any]], judgements: Sequence[Any]) -> str:
+    groups: dict[tuple[str, float], list[tuple[Mapping[str, Any], Any]]] = {}
+    totals: dict[tuple[str, float], int] = {}
+    for row, judgement in zip(rows, judgements, strict=True):
+        key = (str(row["task"]), float(row.get("noise_ratio", 0.0)))
+        totals[key] = totals.get(key, 0) + 1
+        if not _right(str(row["task"]), judgement):
+            groups.setdefault(key, []).append((row, judgement))
+    if not groups:
+        return "<section><h2>Wrong answers</h2><p>None: every question was answered as the task asks.</p></section>"
+    lists = []
+    for (task, ratio), wrong in sorted(groups.items()):
+        body = "".join(_wrong_row(row, judgement) for row, judgement in wrong[:MAX_WRONG])
+        more = "" if len(wrong) <= MAX_WRONG else f"<p class='muted'>{len(wrong) - MAX_WRONG} more not listed.</p>"
+        lists.append(
+            f"<details class='list'><summary>{_e(task.replace('_', ' '))} at noise ratio {ratio:g}: "
+            f"{len(wrong)} of {totals[(task, ratio)]} wrong</summary><table><tr><th>question</th><th>expected</th>"
+            f"<th>system's answer</th></tr>{body}</table>{more}</details>"
+        )
+    what = (
+        "A wrong answer: not right below noise ratio 1; at ratio 1 neither rejected nor right; on counterfactual "
+        "documents, the error not detected. Each list shows at most "
+        f"{MAX_WRONG}."
+    )
+    return f"<section><h2>Wrong answers</h2><p class='muted'>{what}</p>{''.join(lists)}</section>"
+
+
+def _right(task: str, judgement: Any) -> bool:
+    if task == "negative_rejection":
+        return bool(judgement.rejected or judgement.correct)
+    if task == "counterfactual_robustness":
+        return bool(judgement.error_detected)
+    return bool(judgement.correct)
+
+
+def _answer_text(answer: Any) -> str:
+    if isinstance(answer, str):
+        return answer
+    return "; ".join(element if isinstance(element, str) else " / ".join(map(str, element)) for element in answer)
+
+
+def _wrong_row(row: Mapping[str, Any], judgement: Any) -> str:
+    expected = _cut(_answer_text(row["answer"]), FULL_CHARS)
+    if row.get("counterfactual_answer"):
+        expected += f"<br><span class='muted'>planted: {_cut(row['counterfactual_answer'], NAME_CHARS)}</span>"
+    documents = row.get("documents") or []
+    docs = "".join(f"<li class='full'>{_cut(d, FULL_CHARS)}</li>" for d in documents)
+    folded = f"<details class='docs'><summary>{len(documents)} documents</summary><ol>{docs}</ol></details>"
+    error = f"<br><span class='muted'>failed: {_cut(row['error'], NAME_CHARS)}</span>" if row.get("error") else ""
+    return (
+        f"<tr><td class='text'>{_cut(row.get('query', ''), FULL_CHARS)}{folded if documents else ''}</td>"
+        f"<td class='text'>{expected}</td><td class='text full'>{_cut(row['prediction'], FULL_CHARS)}{error}</td></tr>"
+    )
