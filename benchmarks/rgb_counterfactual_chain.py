@@ -28,7 +28,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from tiny_llm import gemma_server
 
 from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
-from rageval_lc.rgb.counterfactual import answer_kind
+from rageval_lc.rgb.counterfactual import NameKinds, answer_kind
 from rageval_lc.rgb.records import RGB_INSTRUCTION, RGB_SYSTEM_PROMPT, RgbRecord
 from rageval_lc.rgb.run import run_rgb
 
@@ -71,6 +71,7 @@ def main() -> None:
     rows = rows[: args.limit]
     answers = [r["answer"] for r in rows if isinstance(r["answer"], str) and answer_kind(r["answer"]) == "name"]
     corpus = list(dict.fromkeys(p for r in rows for p in [*r["positive"], *r["negative"]]))
+    kinds = NameKinds(corpus)  # each name's kind, read over the whole corpus, as build_testbed does
     theirs = [RgbRecord.model_validate(r) for r in rows]
     ours = []
     for r in rows:
@@ -83,7 +84,8 @@ def main() -> None:
             r["positive"],
             r["negative"],
             seed=args.seed,
-            pool=name_pool(corpus, r["positive"], forms[0], answers),
+            pool=name_pool(corpus, r["positive"], forms[0], answers, kinds=kinds),
+            kinds=kinds,
         )
         if isinstance(made, dict):
             ours.append(

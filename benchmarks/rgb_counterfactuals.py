@@ -1,7 +1,7 @@
 """Counterfactual passages built from RGB's own positives, beside the benchmark's ``positive_wrong`` (issue 36,
 item 3, first part).
 
-Run:  python benchmarks/rgb_counterfactuals.py [--shared ../shared] [--seed 13]
+Run:  python benchmarks/rgb_counterfactuals.py [--shared ../shared] [--seed 13] [--swaps]
 
 For each ``en_fact.json`` record, its positive passages are made counterfactual as ``rageval rgb build`` makes them
 (:func:`rageval_lc.rgb.build.counterfactual_record`: one wrong value for all of them; names from the records'
@@ -12,7 +12,10 @@ benchmark's hand-made ``positive_wrong`` passage at the same index:
 * no trace of the true answer: no mention of it in any of its forms (a date in any spelling of the day, a number
   with or without separators, a name, a surname or a city alone);
 * same kind and form: the wrong value reads as the answer's kind (date, number, name), and each replaced mention
-  keeps its own spelling (``find_mentions`` of the wrong value finds as many mentions as were replaced).
+  keeps its own spelling (``find_mentions`` of the wrong value finds as many mentions as were replaced);
+* name swaps of the same kind: the name answers whose wrong value is a name of the same kind (person, place,
+  organisation, other name: :class:`rageval_lc.rgb.counterfactual.NameKinds` over the file's passages), ours and
+  the benchmark's; ``--swaps`` lists each swap with both kinds.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 
 from rageval_lc.reports.summary import format_table
 from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
-from rageval_lc.rgb.counterfactual import answer_kind, find_mentions
+from rageval_lc.rgb.counterfactual import NameKinds, answer_kind, find_mentions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,10 +48,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--swaps", action="store_true", help="list every name swap with the kinds of both names")
     args = parser.parse_args()
     records = [json.loads(line) for line in (args.shared / "data" / "rgb" / "en_fact.json").read_text().splitlines()]
     answers = [r["answer"] for r in records if isinstance(r["answer"], str) and answer_kind(r["answer"]) == "name"]
     corpus = list(dict.fromkeys(p for r in records for p in [*r["positive"], *r["negative"]]))
+    kinds = NameKinds(corpus)
+    swaps = []
     ours: Counter = Counter()
     theirs: Counter = Counter()
     problems: Counter = Counter()
@@ -62,13 +68,23 @@ def main() -> None:
         for wrong_passage in record["positive_wrong"]:
             theirs[kind, "no trace"] += not traces(wrong_passage, forms)
             theirs[kind, "same kind"] += answer_kind(record["fakeanswer"]) == kind
-        pool = name_pool(corpus, record["positive"], forms[0], answers)
+        if kind == "name":
+            theirs["name", "answers"] += 1
+            theirs["name", "same-kind swaps"] += kinds(record["fakeanswer"].strip()) == kinds(forms[0])
+        pool = name_pool(corpus, record["positive"], forms[0], answers, kinds=kinds)
         made = counterfactual_record(
-            record["id"], record["query"], forms, record["positive"], [], seed=args.seed, pool=pool
+            record["id"], record["query"], forms, record["positive"], [], seed=args.seed, pool=pool, kinds=kinds
         )
         if isinstance(made, str):
             problems[made] += n
+            if kind == "name":
+                swaps.append(f"{record['id']:>3} {forms[0]} ({kinds(forms[0])}) -> not built: {made}")
             continue
+        if kind == "name":
+            wrong = made["fakeanswer"]
+            ours["name", "swaps"] += 1
+            ours["name", "same-kind swaps"] += kinds(wrong) == kinds(forms[0])
+            swaps.append(f"{record['id']:>3} {forms[0]} ({kinds(forms[0])}) -> {wrong} ({kinds(wrong)})")
         ours[kind, "built"] += n
         for passage in made["positive_wrong"]:
             ours[kind, "no trace"] += not traces(passage, forms)
@@ -96,6 +112,12 @@ def main() -> None:
     )
     for problem, count in problems.items():
         print(f"not built: {count} passages ({problem})")
+    print(
+        f"name swaps of the same kind: ours {ours['name', 'same-kind swaps']} of {ours['name', 'swaps']} built; "
+        f"positive_wrong {theirs['name', 'same-kind swaps']} of {theirs['name', 'answers']}"
+    )
+    if args.swaps:
+        print("\n".join(swaps))
 
 
 if __name__ == "__main__":

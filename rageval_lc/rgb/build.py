@@ -32,14 +32,22 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rageval_lc.rgb.counterfactual import MONTHS, answer_kind, date_parts, find_mentions, make_counterfactual
+from rageval_lc.rgb.counterfactual import (
+    MONTHS,
+    US_STATES,
+    NameKinds,
+    answer_kind,
+    date_parts,
+    find_mentions,
+    make_counterfactual,
+)
 
 __all__ = [
     "BuildReport",
@@ -138,6 +146,7 @@ def build_testbed(
 
         encoder = SentenceTransformerEncoder()
     vectors = np.array([e.sentence for e in encoder.encode(passages)]) if passages else np.zeros((0, 1))
+    kinds = NameKinds(passages)
     parsed = [_question(q, i) for i, q in enumerate(questions)]
     answers = [element[0] for _, elements in parsed for element in elements if answer_kind(element[0]) == "name"]
     records: list[dict[str, Any]] = []
@@ -174,8 +183,8 @@ def build_testbed(
             report.dropped["no passage without the answer to serve as a negative"] += 1
         records.append({"id": index, "query": text, "answer": [alternatives], "positive": positive, "negative": near})
         report.kinds["en"] += 1
-        pool = name_pool(passages, positive, alternatives[0], answers)
-        fact = counterfactual_record(index, text, alternatives, positive, near, seed=seed, pool=pool)
+        pool = name_pool(passages, positive, alternatives[0], answers, kinds=kinds)
+        fact = counterfactual_record(index, text, alternatives, positive, near, seed=seed, pool=pool, kinds=kinds)
         if isinstance(fact, str):
             report.dropped[f"counterfactual: {fact}"] += 1
         else:
@@ -187,15 +196,50 @@ def build_testbed(
 _NAME_SPAN = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|da|van|von|del|la|le)){0,3}\b")
 
 
-def name_pool(passages: Sequence[str], positive: Sequence[str], answer: str, answers: Sequence[str]) -> list[str]:
-    """The names a name answer may become: the other questions' answers of its shape; when there is none, the
-    corpus's names that stand where the answer stands (:func:`_cued_names`). Empty for a date or a number (they
-    shift instead)."""
+def name_pool(
+    passages: Sequence[str],
+    positive: Sequence[str],
+    answer: str,
+    answers: Sequence[str],
+    *,
+    kinds: Callable[[str], str] | None = None,
+) -> list[str]:
+    """The names a name answer may become, all of its kind (person, place, organisation, other name: ``kinds``, a
+    :class:`~rageval_lc.rgb.counterfactual.NameKinds` over ``passages`` when None) and shape (as many words, the
+    same "City, State" comma): the other questions' answers; when there is none, the corpus's names that stand
+    where the answer stands (:func:`_cued_names`); for a "City, State", also the corpus's other "City, State" names.
+    Empty for a date or a number (they shift instead).
+
+    Example:
+        >>> passages = ["Facebook bought Instagram.", "Disney bought Fox.", "Tim Cook spoke in London."]
+        >>> name_pool(passages, passages[:1], "Facebook", ["Facebook", "Disney", "London", "Tim Cook"])
+        ['Disney']
+    """
     if answer_kind(answer) != "name":
         return []
+    kinds = kinds or NameKinds(passages)
+    kind = kinds(answer)
     shape = (len(answer.split()), "," in answer)
-    same = [a for a in answers if (len(a.split()), "," in a) == shape and a.lower() != answer.lower()]
-    return list(dict.fromkeys(same)) or _cued_names(passages, positive, answer)
+
+    def fits(name: str) -> bool:
+        return (len(name.split()), "," in name) == shape and name.lower() != answer.lower() and kinds(name) == kind
+
+    same = [a for a in dict.fromkeys(answers) if fits(a)]
+    if not same:
+        same = [n for n in _cued_names(passages, positive, answer) if fits(n)]
+    if shape[1]:
+        same += [n for n in _city_state_names(passages) if fits(n) and n not in same]
+    return same
+
+
+_STATE_NAMES = "|".join(sorted(US_STATES, key=len, reverse=True))
+_CITY_STATE = re.compile(rf"\b[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){{0,2}},\s+(?:{_STATE_NAMES})\b")
+
+
+def _city_state_names(passages: Sequence[str]) -> list[str]:
+    """The "City, State" names of the corpus ("Glendale, Arizona"), US states only."""
+    names = [m.group(0) for passage in passages for m in _CITY_STATE.finditer(passage)]
+    return list(dict.fromkeys(n for n in names if not any(w.lower() in _NOT_NAMES for w in n.replace(",", "").split())))
 
 
 _NOT_NAMES = {
@@ -267,13 +311,15 @@ def counterfactual_record(
     *,
     seed: int,
     pool: Sequence[str],
+    kinds: Callable[[str], str] | None = None,
 ) -> dict[str, Any] | str:
     """The ``fact`` record of a question, or why none could be made. Every positive gets the same wrong value (the
-    names that any positive holds are never chosen)."""
+    names that any positive holds are never chosen); ``kinds`` tells a name's kind (see
+    :func:`~rageval_lc.rgb.counterfactual.make_counterfactual`)."""
     holding = " ".join(positive)
     wrong_passages, wrong = [], None
     for passage in positive:
-        cf = make_counterfactual(passage, alternatives, seed=seed, pool=pool, avoid=holding)
+        cf = make_counterfactual(passage, alternatives, seed=seed, pool=pool, avoid=holding, kinds=kinds)
         if cf.problem:
             return cf.problem
         if wrong is not None and cf.wrong != wrong:

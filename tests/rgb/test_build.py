@@ -124,3 +124,45 @@ def test_the_cli_builds_a_testbed_that_rgb_run_reads_unchanged(tmp_path: Path, c
 
     run = run_rgb(first_document, records, noise_ratios=[0.0], include_rejection=False, progress=False)
     assert run.failures == 0 and len(run.rows) == 9
+
+
+KINDS_CORPUS = [
+    "Instagram was acquired by Facebook in 2012 for $1 billion.",
+    "Facebook bought WhatsApp in 2014.",
+    "Disney bought 21st Century Fox in 2019.",
+    "The 2012 Olympic Games were held in London.",
+    "The 2008 Games were held in Beijing.",
+    "Super Bowl LV was played in Tampa, Florida.",
+    "Super Bowl LVII was played in Glendale, Arizona.",
+    "Amazon's assistant is called Alexa.",
+    "She won three titles that year.",
+]
+KINDS_QUESTIONS = [
+    {"question": "Who acquired Instagram?", "answer": "Facebook"},
+    {"question": "Who bought 21st Century Fox?", "answer": "Disney"},
+    {"question": "Where were the 2012 Olympic Games held?", "answer": "London"},
+    {"question": "Where was Super Bowl LV played?", "answer": "Tampa, Florida"},
+    {"question": "What is Amazon's assistant called?", "answer": "Alexa"},
+    {"question": "How many titles did she win that year?", "answer": "3"},
+]
+
+
+def test_a_name_becomes_a_name_of_its_kind_or_the_record_is_dropped_with_the_reason() -> None:
+    records, report = build_testbed(KINDS_CORPUS, KINDS_QUESTIONS, seed=7, negatives=2, encoder=BagOfWordsEncoder())
+    fake = {r["query"]: r["fakeanswer"] for r in records if "positive_wrong" in r}
+    # the other organisation among the answers, never the city or the assistant of one word
+    assert fake["Who acquired Instagram?"] == "Disney" and fake["Who bought 21st Century Fox?"] == "Facebook"
+    # no other city among the answers: a city of the corpus standing where London stands, after "in" (Beijing,
+    # Tampa, Glendale; seed 7 draws Beijing), never Facebook, Disney or Alexa
+    assert fake["Where were the 2012 Olympic Games held?"] == "Beijing"
+    assert fake["Where was Super Bowl LV played?"] == "Glendale, Arizona"  # the corpus's other "City, State"
+    # "three" states the answer 3 and becomes a number word: 3 x 1.25-2.0 rounds to 4 with seed 7
+    (titles,) = [r for r in records if r["query"] == "How many titles did she win that year?" and "fakeanswer" in r]
+    assert (titles["positive"], titles["fakeanswer"]) == ([KINDS_CORPUS[-1]], "4")
+    assert titles["positive_wrong"] == ["She won four titles that year."]
+    # nothing else of one word is an assistant (or a product): no counterfactual rather than a company or a city
+    assert "What is Amazon's assistant called?" not in fake
+    assert report.dropped == {
+        "counterfactual: no other name of its kind (other name) and shape (1 word) in the pool": 1
+    }
+    assert report.kinds == {"en": 6, "fact": 5, "int": 0}

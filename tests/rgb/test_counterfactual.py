@@ -10,10 +10,13 @@ import pytest
 
 from rageval_lc.rgb.counterfactual import (
     COUNTRIES,
+    US_STATES,
+    NameKinds,
     answer_kind,
     date_parts,
     find_mentions,
     make_counterfactual,
+    name_kind,
     number_parts,
 )
 
@@ -72,20 +75,102 @@ def test_kinds() -> None:
 def test_on_the_benchmark_s_own_passages_nothing_of_the_answer_is_left_and_a_seed_repeats(shared: Path) -> None:
     records = [json.loads(line) for line in (shared / "data" / "rgb" / "en_fact.json").read_text().splitlines()]
     pool = [r["answer"] for r in records if isinstance(r["answer"], str)]
-    built = 0
+    kinds = NameKinds(list(dict.fromkeys(p for r in records for p in [*r["positive"], *r["negative"]])))
+    built, dropped = 0, set()
     for record in records:
         forms = [record["answer"]] if isinstance(record["answer"], str) else record["answer"][0]
         for passage in record["positive"]:
-            cf = make_counterfactual(passage, forms, seed=13, pool=pool)
-            assert cf == make_counterfactual(passage, forms, seed=13, pool=pool)  # the same seed, the same passage
+            cf = make_counterfactual(passage, forms, seed=13, pool=pool, kinds=kinds)
+            assert cf == make_counterfactual(passage, forms, seed=13, pool=pool, kinds=kinds)  # the same passage
             if cf.problem:
+                dropped.add(forms[0])
                 continue
             built += 1
             assert all(find_mentions(cf.passage, form) == [] for form in forms), (record["id"], cf.passage)
             assert answer_kind(cf.wrong) == answer_kind(forms[0])
-    assert built >= 380  # of 395 passages: 6 name answers have no other name of their shape in the pool
+            if answer_kind(forms[0]) == "name":
+                assert kinds(cf.wrong) == kinds(forms[0]), (forms[0], cf.wrong)  # a company never becomes a city
+    # of 395 passages: three films have no other film of their shape among the answers ("Tampa, Florida", which had
+    # no other "City, State", becomes another city of Florida)
+    assert dropped == {"Soul", "Toy Story 4", "The Shape of Water"} and built == 384
 
 
 @pytest.mark.parametrize("text", ["July 21 2017", "Jul 21, 2017", "Jul. 21, 2017", "21 July 2017"])
 def test_every_spelling_of_a_day_reads_the_same(text: str) -> None:
     assert date_parts(text) == (7, 21, 2017)
+
+
+def test_a_name_s_kind_is_read_from_its_shape_and_from_the_words_around_it() -> None:
+    shapes = ["Warner Bros", "Fidelity Investments", "Manchester United FC", "NFL", "U.S.", "Raymond James Stadium"]
+    assert [name_kind(n) for n in shapes] == ["organisation"] * 4 + ["place"] * 2
+    assert [name_kind(n) for n in ["Tampa, Florida", "Athens", "Golden Globe Awards", "Best Picture"]] == [
+        "place",
+        "place",
+        "event",
+        "event",
+    ]
+    assert name_kind("Zorblat Quin") == "person"  # two capitalised words, nothing against: a person
+    assert [name_kind(n) for n in ["Toy Story 4", "Soul", "Alexa"]] == ["other"] * 3  # nothing tells
+    assert name_kind("Soul", ["Pixar's “Soul” won the Oscar."]) == "work"
+    assert name_kind("Meridia", ["She was born in Meridia.", "Meridia-based firms grew."]) == "place"
+    assert name_kind("Orvex", ["He is the CEO of Orvex.", "Orvex bought a rival."]) == "organisation"
+    assert name_kind("Orvex", ["He is the CEO of Orvex.", "She lives in Orvex."]) == "other"  # a tie tells nothing
+    kinds = NameKinds(["Disney bought Fox.", "The deal was led by Bob Iger."])
+    assert (kinds("Disney"), kinds("Bob Iger"), kinds("Fox")) == ("organisation", "person", "other")
+
+
+def test_an_organisation_becomes_another_organisation_never_a_place() -> None:
+    corpus = ["Instagram was acquired by Facebook in 2012.", "Disney bought Fox in 2019.", "Games held in London."]
+    kinds = NameKinds(corpus)
+    pool = ["London", "Soul", "Disney", "Norway"]  # one word each: only Disney is an organisation
+    cf = make_counterfactual(corpus[0], "Facebook", pool=pool, kinds=kinds)
+    assert (cf.wrong, cf.passage) == ("Disney", "Instagram was acquired by Disney in 2012.")
+    lonely = make_counterfactual(corpus[0], "Facebook", pool=["London", "Soul", "Norway"], kinds=kinds)
+    assert (lonely.replaced, lonely.passage) == (0, corpus[0])
+    assert lonely.problem == "no other name of its kind (organisation) and shape (1 word) in the pool"
+    city = make_counterfactual(corpus[2], "London", pool=pool, kinds=kinds)
+    assert city.wrong not in ("Disney", "Norway", "Soul") and kinds(city.wrong) == "place"  # a city of the list
+    # an organisation's name alone, without its "Investments", is the answer too
+    fund = make_counterfactual(
+        "Fidelity Investments named a CEO. Fidelity said so.", "Fidelity Investments", pool=["Vanguard Group"]
+    )
+    assert fund.passage == "Vanguard Group named a CEO. Vanguard said so."
+
+
+def test_a_city_state_becomes_another_city_state_of_the_corpus_else_another_city_of_the_state() -> None:
+    passage = "Played in Tampa, Florida. Tampa fans cheered."
+    corpus = make_counterfactual(passage, "Tampa, Florida", pool=["Glendale, Arizona", "Simona Halep"])
+    assert corpus.passage == "Played in Glendale, Arizona. Glendale fans cheered."
+    listed = make_counterfactual(passage, "Tampa, Florida", seed=0)  # none in the pool: Florida's cities of the list
+    city, state = listed.wrong.split(", ")
+    assert state == "Florida" and city in US_STATES["Florida"] and city != "Tampa"
+    assert listed.passage == f"Played in {listed.wrong}. {city} fans cheered."
+    assert listed.wrong == "Tallahassee, Florida"  # seed 0 draws it of Tallahassee, Miami, Orlando, Jacksonville
+    foreign = make_counterfactual("Held in Lyon, France.", "Lyon, France")  # no list of France's cities
+    assert foreign.problem == "no other name of its kind (place) and shape (2 words, City, State) in the pool"
+
+
+def test_a_number_in_words_is_a_mention_of_the_number_and_stays_in_words() -> None:
+    assert [answer_kind(a) for a in ("three", "twenty-one", "two million", "one", "Three Billboards")] == [
+        "number",
+        "number",
+        "number",
+        "name",  # "one" alone is a pronoun as often
+        "name",  # a title
+    ]
+    assert number_parts("twelve") == ("", 12.0, 0, "") and number_parts("two million") == ("", 2.0, 0, " million")
+    text = "They won three titles, then 3 more."
+    assert find_mentions(text, "3") == [(9, 21), (28, 34)]  # "three titles", "3 more"
+    assert find_mentions(text, "three") == [(9, 21), (28, 34)]  # and the other way round
+    assert find_mentions("one of them", "1") == [] and find_mentions("one million fans", "1 million") == [(0, 11)]
+    assert find_mentions("2 million fans, 2 fans", "2") == [(16, 22)]  # a scale word makes another number
+    cf = make_counterfactual("They won three titles; 3 in all, not 3 million.", "3", seed=0)
+    # 3 x 0.5-0.8 rounds to 2: the word becomes "two", the digits "2"; "3 million" is another number
+    assert (cf.passage, cf.wrong, cf.replaced) == ("They won two titles; 2 in all, not 3 million.", "2", 2)
+    worded = make_counterfactual("Twelve players, 12 in all.", "twelve", seed=0)
+    assert worded.passage == "Twenty-three players, 23 in all." and worded.wrong == "twenty-three"
+    # 2 x 0.5-0.8 would round to 1 or 2, and 2 x 1.25-2.0 to 2, 3 or 4: a count of 2 becomes 3 or 4, never 1 or 2
+    assert {make_counterfactual("Two goals.", "2", seed=s).passage for s in range(30)} == {
+        "Three goals.",
+        "Four goals.",
+    }
