@@ -159,6 +159,24 @@ def test_printed_outputs_are_what_the_commands_print(tmp_path: Path, monkeypatch
     shown_in_order(gate_shown, (stdout.getvalue() + stderr.getvalue()).splitlines())
 
 
+def test_the_rgb_guide_s_build_command_prints_what_the_page_shows(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Issue 36, item 4: the page's `rageval rgb build` over the shipped corpus is run, and its printed report
+    compared with the page's (the Python block on the same page is run and compared by the test above)."""
+    from rageval_lc.cli import main
+
+    page = (DOCS / "guide" / "rgb-own-corpus.md").read_text(encoding="utf-8")
+    command = re.search(r"^rageval rgb build (.*?)--out (\S+)$", page, re.S | re.M)
+    assert command is not None
+    shown = next(lines for first, lines in printed_blocks().items() if first.endswith("integration records"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    args = command.group(1).replace("\\\n", " ").split()
+    assert main(["rgb", "build", *args, "--out", command.group(2)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == shown
+    assert len((tmp_path / command.group(2)).read_text(encoding="utf-8").splitlines()) == 93
+
+
 def test_the_guide_says_result_rows_keep_the_question_and_the_response() -> None:
     import json
 
