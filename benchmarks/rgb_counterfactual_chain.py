@@ -28,7 +28,8 @@ from langchain_core.prompts import ChatPromptTemplate
 from tiny_llm import gemma_server
 
 from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
-from rageval_lc.rgb.counterfactual import NameKinds, answer_kind
+from rageval_lc.rgb.counterfactual import answer_kind
+from rageval_lc.rgb.names import NameKinds
 from rageval_lc.rgb.records import RGB_INSTRUCTION, RGB_SYSTEM_PROMPT, RgbRecord
 from rageval_lc.rgb.run import run_rgb
 

@@ -14,7 +14,7 @@ benchmark's hand-made ``positive_wrong`` passage at the same index:
 * same kind and form: the wrong value reads as the answer's kind (date, number, name), and each replaced mention
   keeps its own spelling (``find_mentions`` of the wrong value finds as many mentions as were replaced);
 * name swaps of the same kind: the name answers whose wrong value is a name of the same kind (person, place,
-  organisation, other name: :class:`rageval_lc.rgb.counterfactual.NameKinds` over the file's passages), ours and
+  organisation, other name: :class:`rageval_lc.rgb.names.NameKinds` over the file's passages), ours and
   the benchmark's; ``--swaps`` lists each swap with both kinds.
 """
 
@@ -28,7 +28,8 @@ from pathlib import Path
 
 from rageval_lc.reports.summary import format_table
 from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
-from rageval_lc.rgb.counterfactual import NameKinds, answer_kind, find_mentions
+from rageval_lc.rgb.counterfactual import answer_kind, find_mentions
+from rageval_lc.rgb.names import NameKinds
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -171,7 +171,7 @@ def _score(args: argparse.Namespace) -> int:
     for result in results:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     if args.html is not None:
-        from rageval_lc.reports.rgb_html import render_rgb_html
+        from rageval_lc.rgb.report import render_rgb_html
 
         page = render_rgb_html(raw, title=args.input.name, mode=args.mode)
         return common.write_page(args.html, page, "HTML report")

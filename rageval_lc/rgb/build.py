@@ -39,15 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.rgb.counterfactual import (
-    MONTHS,
-    US_STATES,
-    NameKinds,
-    answer_kind,
-    date_parts,
-    find_mentions,
-    make_counterfactual,
-)
+from rageval_lc.rgb.counterfactual import MONTHS, answer_kind, date_parts, find_mentions, make_counterfactual
+from rageval_lc.rgb.names import US_STATES, NameKinds
 
 __all__ = [
     "BuildReport",
@@ -205,7 +198,7 @@ def name_pool(
     kinds: Callable[[str], str] | None = None,
 ) -> list[str]:
     """The names a name answer may become, all of its kind (person, place, organisation, other name: ``kinds``, a
-    :class:`~rageval_lc.rgb.counterfactual.NameKinds` over ``passages`` when None) and shape (as many words, the
+    :class:`~rageval_lc.rgb.names.NameKinds` over ``passages`` when None) and shape (as many words, the
     same "City, State" comma): the other questions' answers; when there is none, the corpus's names that stand
     where the answer stands (:func:`_cued_names`); for a "City, State", also the corpus's other "City, State" names.
     Empty for a date or a number (they shift instead).

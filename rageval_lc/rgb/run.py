@@ -149,8 +149,8 @@ class RgbRun:
 
     def to_html(self, title: str = "RGB run") -> str:
         """The run as a self-contained HTML page: accuracy against noise ratio with its intervals, every task,
-        the wrong answers (:func:`~rageval_lc.reports.rgb_html.render_rgb_html`)."""
-        from rageval_lc.reports.rgb_html import render_rgb_html
+        the wrong answers (:func:`~rageval_lc.rgb.report.render_rgb_html`)."""
+        from rageval_lc.rgb.report import render_rgb_html
 
         return render_rgb_html(self.rows, title=title, mode=self.mode, model_name=self.model_name)
 

@@ -8,17 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rageval_lc.rgb.counterfactual import (
-    COUNTRIES,
-    US_STATES,
-    NameKinds,
-    answer_kind,
-    date_parts,
-    find_mentions,
-    make_counterfactual,
-    name_kind,
-    number_parts,
-)
+from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual, number_parts
+from rageval_lc.rgb.names import COUNTRIES, US_STATES, NameKinds, name_kind
 
 
 def test_a_date_keeps_each_mention_s_spelling_and_changes_its_value() -> None:
@@ -148,6 +139,46 @@ def test_a_city_state_becomes_another_city_state_of_the_corpus_else_another_city
     assert listed.wrong == "Tallahassee, Florida"  # seed 0 draws it of Tallahassee, Miami, Orlando, Jacksonville
     foreign = make_counterfactual("Held in Lyon, France.", "Lyon, France")  # no list of France's cities
     assert foreign.problem == "no other name of its kind (place) and shape (2 words, City, State) in the pool"
+
+
+def test_a_city_s_region_goes_with_it_unless_the_other_city_lies_there_too() -> None:
+    """Read on the shipped corpus: "born 1950 in Hangzhou, Zhejiang, China" became "Hamadan, Zhejiang, China" and
+    "Edmonton, Alberta, Canada" "Hamadan, Alberta, Canada", a passage that contradicts itself."""
+    kinds = NameKinds(["He was born in Hamadan.", "It is headquartered in Edmonton.", "born 1950 in Hangzhou"])
+    born = make_counterfactual("Ho (born 1950 in Hangzhou, Zhejiang, China) is a Macau entrepreneur.", "Hangzhou",
+                               pool=["Hamadan"], kinds=kinds)  # fmt: skip
+    assert born.passage == "Ho (born 1950 in Hamadan) is a Macau entrepreneur."
+    based = make_counterfactual("It is headquartered in Edmonton, Alberta, Canada. Edmonton is cold.", "Edmonton",
+                                pool=["Hamadan"], kinds=kinds)  # fmt: skip
+    assert based.passage == "It is headquartered in Hamadan. Hamadan is cold."
+    same_state = make_counterfactual("It moved to Tampa, Florida, in 1990.", "Tampa", pool=["Tallahassee"])
+    assert same_state.passage == "It moved to Tallahassee, Florida, in 1990."  # Tallahassee lies in Florida
+    not_a_region = make_counterfactual("Born in Hangzhou, Ho studied law.", "Hangzhou", pool=["Hamadan"], kinds=kinds)
+    assert not_a_region.passage == "Born in Hamadan, Ho studied law."  # "Ho" is no country or state
+
+
+def test_an_organisation_inside_a_longer_name_is_replaced_with_the_whole_name() -> None:
+    """ "The Walt Disney Company" became "The Walt Facebook Company" (BENCHMARKS.md, the RGB validation)."""
+    kinds = NameKinds(["Shares of Facebook rose; Facebook bought Instagram.", "Disney bought Pixar.", "Disney's CEO"])
+    cf = make_counterfactual(
+        "Pixar was bought by The Walt Disney Company in 2006. Disney paid $7.4 billion. The Disney deal closed. "
+        "The Walt Disney Company's shares rose.",
+        "Disney", pool=["Facebook"], kinds=kinds,
+    )  # fmt: skip
+    assert cf.passage == (
+        "Pixar was bought by Facebook in 2006. Facebook paid $7.4 billion. The Facebook deal closed. The Facebook's "
+        "shares rose."  # a "The" opening a sentence stays: it may open "The Disney deal" too
+    )
+    mall = make_counterfactual(
+        "The mall is owned by the Simon Property Group. Simon Property Group Inc. said so.", "Simon Property Group",
+        pool=["Walt Disney Productions"],
+    )  # fmt: skip
+    assert mall.passage == "The mall is owned by the Walt Disney Productions. Walt Disney Productions said so."
+    headline = make_counterfactual(
+        "Koum to join Facebook Board of Directors. Mark Zuckerberg's Facebook Inc. grew.", "Facebook",
+        pool=["Disney"], kinds=kinds,
+    )  # fmt: skip
+    assert headline.passage == "Koum to join Disney Board of Directors. Mark Zuckerberg's Disney grew."
 
 
 def test_a_number_in_words_is_a_mention_of_the_number_and_stays_in_words() -> None:

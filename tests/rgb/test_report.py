@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rageval_lc.cli import main
-from rageval_lc.reports.rgb_html import MAX_WRONG, accuracy_points, render_rgb_html
 from rageval_lc.reports.stats import wilson_interval
 from rageval_lc.rgb.records import RgbRecord, build_documents
+from rageval_lc.rgb.report import MAX_WRONG, accuracy_points, render_rgb_html
 from rageval_lc.rgb.run import run_rgb
 
 REJECT = "I can not answer the question because of the insufficient information in documents."
@@ -41,8 +41,8 @@ def _rows() -> list[dict]:
 def test_accuracy_points_count_the_right_answers_per_ratio_with_wilson_intervals() -> None:
     points = accuracy_points(_rows())
     assert list(points) == ["noise_robustness"]  # rejection (ratio 1) and counterfactual (one ratio) are no curve
-    got = [(p.ratio, p.correct, p.total) for p in points["noise_robustness"]]
-    assert got == [(0.0, 4, 4), (0.4, 3, 4), (0.8, 1, 4)]
+    assert [p.ratio for p in points["noise_robustness"]] == pytest.approx([0.0, 0.4, 0.8], abs=1e-12)
+    assert [(p.correct, p.total) for p in points["noise_robustness"]] == [(4, 4), (3, 4), (1, 4)]
     assert [(p.low, p.high) for p in points["noise_robustness"]] == [wilson_interval(c, 4) for c in (4, 3, 1)]
     assert points["noise_robustness"][1].accuracy == pytest.approx(0.75, abs=1e-12)
 
@@ -116,7 +116,7 @@ def test_cli_rgb_run_writes_the_html_report(tmp_path: Path, capsys) -> None:
     data = tmp_path / "testbed.json"
     data.write_text("".join(r.model_dump_json() + "\n" for r in _records()), encoding="utf-8")
     html = tmp_path / "report.html"
-    argv = ["rgb", "run", str(data), "--system", "tests.reports.test_rgb_html:_first_document", "--no-progress"]
+    argv = ["rgb", "run", str(data), "--system", "tests.rgb.test_report:_first_document", "--no-progress"]
     assert main([*argv, "--noise-ratios", "0,0.8", "--html", str(html), "--model-name", "first document"]) == 0
     captured = capsys.readouterr()
     assert f"HTML report: {html}" in captured.err
@@ -137,13 +137,14 @@ def test_the_noise_given_is_shown_and_a_filled_ratio_is_called_noisier_than_it_s
         for i in range(2)
     ]  # fmt: skip
     filled = run_rgb(_first_document, records, noise_ratios=[0.0, 0.8], progress=False)
-    assert [row["noise_share"] for row in filled.rows if row["task"] == "noise_robustness"] == [0.8, 0.8, 0.8, 0.8]
+    shares = [row["noise_share"] for row in filled.rows if row["task"] == "noise_robustness"]
+    assert shares == pytest.approx([0.8] * 4, abs=1e-12)  # 4 of 5 documents
     page = filled.to_html()
     assert "Noisier than the ratio says:</b> at ratio 0 the documents held 80% noise" in page
     data = tmp_path / "testbed.json"
     data.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
     html = tmp_path / "report.html"
-    argv = ["rgb", "run", str(data), "--system", "tests.reports.test_rgb_html:_first_document", "--no-progress"]
+    argv = ["rgb", "run", str(data), "--system", "tests.rgb.test_report:_first_document", "--no-progress"]
     assert main([*argv, "--noise-ratios", "0,0.8", "--no-fill", "--html", str(html)]) == 0
     capsys.readouterr()
     page = html.read_text(encoding="utf-8")

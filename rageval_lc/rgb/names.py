@@ -1,0 +1,392 @@
+"""Names in passages, without a model: what kind a name is (person, place, organisation, event, work, other), the
+places a place may become, and the spans a name's replacement must cover (:mod:`~rageval_lc.rgb.counterfactual`
+uses them to swap a name for another of its kind).
+
+A name's kind comes from its own shape first (a country, a US state, a well-known city, "City, State"; an
+organisation's, a place's, an event's or a work's word), then from the words around its mentions in a corpus
+(:func:`name_kind`, :class:`NameKinds`).
+
+Example:
+    >>> name_kind("Warner Bros"), place_level("Norway"), merged_spans([(0, 5), (3, 9), (12, 14)])
+    ('organisation', 'country', [(0, 9), (12, 14)])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = [
+    "CITIES",
+    "COUNTRIES",
+    "NAME_KINDS",
+    "ORGANISATION_WORDS",
+    "US_STATES",
+    "NameKinds",
+    "bare_word",
+    "is_region",
+    "known_places",
+    "merged_spans",
+    "name_kind",
+    "place_level",
+    "whole_names",
+    "without_stale_region",
+]
+
+#: Countries (and the short names news writes), so that a country answer becomes another country.
+COUNTRIES = frozenset(
+    """Afghanistan Albania Algeria Andorra Angola Argentina Armenia Australia Austria Azerbaijan Bahamas Bahrain
+    Bangladesh Barbados Belarus Belgium Belize Benin Bhutan Bolivia Botswana Brazil Brunei Bulgaria Burundi Cambodia
+    Cameroon Canada Chad Chile China Colombia Comoros Congo Croatia Cuba Cyprus Czechia Denmark Djibouti Dominica
+    Ecuador Egypt Eritrea Estonia Eswatini Ethiopia Fiji Finland France Gabon Gambia Georgia Germany Ghana Greece
+    Grenada Guatemala Guinea Guyana Haiti Honduras Hungary Iceland India Indonesia Iran Iraq Ireland Israel Italy
+    Jamaica Japan Jordan Kazakhstan Kenya Kiribati Kosovo Kuwait Kyrgyzstan Laos Latvia Lebanon Lesotho Liberia
+    Libya Liechtenstein Lithuania Luxembourg Madagascar Malawi Malaysia Maldives Mali Malta Mauritania Mauritius
+    Mexico Micronesia Moldova Monaco Mongolia Montenegro Morocco Mozambique Myanmar Namibia Nauru Nepal Netherlands
+    Nicaragua Niger Nigeria Norway Oman Pakistan Palau Palestine Panama Paraguay Peru Philippines Poland Portugal
+    Qatar Romania Russia Rwanda Samoa Senegal Serbia Seychelles Singapore Slovakia Slovenia Somalia Spain Sudan
+    Suriname Sweden Switzerland Syria Taiwan Tajikistan Tanzania Thailand Togo Tonga Tunisia Turkey Turkmenistan
+    Tuvalu Uganda Ukraine Uruguay Uzbekistan Vanuatu Venezuela Vietnam Yemen Zambia Zimbabwe England Scotland Wales
+    U.S. US USA U.K. UK""".split()
+) | frozenset(
+    [
+        "United States",
+        "United Kingdom",
+        "New Zealand",
+        "South Africa",
+        "South Korea",
+        "North Korea",
+        "Saudi Arabia",
+        "Sri Lanka",
+        "Costa Rica",
+        "El Salvador",
+        "Czech Republic",
+        "Dominican Republic",
+        "Sierra Leone",
+        "Burkina Faso",
+        "Ivory Coast",
+        "Northern Ireland",
+        "United Arab Emirates",
+        "Papua New Guinea",
+    ]
+)
+
+#: The US states, each with well-known cities of its own (its capital and largest ones), so that "Tampa, Florida"
+#: can become another city of Florida when the corpus names none.
+US_STATES: dict[str, tuple[str, ...]] = {
+    "Alabama": ("Montgomery", "Birmingham", "Mobile"),
+    "Alaska": ("Juneau", "Anchorage", "Fairbanks"),
+    "Arizona": ("Phoenix", "Tucson", "Glendale", "Mesa"),
+    "Arkansas": ("Little Rock", "Fayetteville"),
+    "California": ("Sacramento", "Los Angeles", "San Diego", "San Francisco", "San Jose", "Oakland", "Fresno"),
+    "Colorado": ("Denver", "Boulder", "Aurora"),
+    "Connecticut": ("Hartford", "Bridgeport", "Stamford"),
+    "Delaware": ("Dover", "Wilmington"),
+    "Florida": ("Tallahassee", "Miami", "Tampa", "Orlando", "Jacksonville"),
+    "Georgia": ("Atlanta", "Savannah", "Augusta"),
+    "Hawaii": ("Honolulu", "Hilo"),
+    "Idaho": ("Boise", "Pocatello"),
+    "Illinois": ("Springfield", "Chicago", "Peoria"),
+    "Indiana": ("Indianapolis", "Bloomington"),
+    "Iowa": ("Des Moines", "Davenport"),
+    "Kansas": ("Topeka", "Wichita"),
+    "Kentucky": ("Frankfort", "Louisville", "Lexington"),
+    "Louisiana": ("Baton Rouge", "New Orleans", "Shreveport"),
+    "Maine": ("Augusta", "Portland", "Bangor"),
+    "Maryland": ("Annapolis", "Baltimore"),
+    "Massachusetts": ("Boston", "Worcester", "Cambridge"),
+    "Michigan": ("Lansing", "Detroit", "Flint"),
+    "Minnesota": ("Saint Paul", "Minneapolis", "Duluth"),
+    "Mississippi": ("Jackson", "Biloxi"),
+    "Missouri": ("Jefferson City", "Kansas City", "St. Louis"),
+    "Montana": ("Helena", "Billings"),
+    "Nebraska": ("Lincoln", "Omaha"),
+    "Nevada": ("Carson City", "Las Vegas", "Reno"),
+    "New Hampshire": ("Concord", "Manchester"),
+    "New Jersey": ("Trenton", "Newark", "East Rutherford"),
+    "New Mexico": ("Santa Fe", "Albuquerque"),
+    "New York": ("Albany", "New York City", "Buffalo", "Rochester"),
+    "North Carolina": ("Raleigh", "Charlotte", "Durham"),
+    "North Dakota": ("Bismarck", "Fargo"),
+    "Ohio": ("Columbus", "Cleveland", "Cincinnati"),
+    "Oklahoma": ("Oklahoma City", "Tulsa"),
+    "Oregon": ("Salem", "Portland", "Eugene"),
+    "Pennsylvania": ("Harrisburg", "Philadelphia", "Pittsburgh"),
+    "Rhode Island": ("Providence", "Newport"),
+    "South Carolina": ("Columbia", "Charleston"),
+    "South Dakota": ("Pierre", "Sioux Falls"),
+    "Tennessee": ("Nashville", "Memphis", "Knoxville"),
+    "Texas": ("Austin", "Houston", "Dallas", "San Antonio", "Arlington"),
+    "Utah": ("Salt Lake City", "Provo"),
+    "Vermont": ("Montpelier", "Burlington"),
+    "Virginia": ("Richmond", "Norfolk"),
+    "Washington": ("Olympia", "Seattle", "Spokane"),
+    "West Virginia": ("Charleston", "Huntington"),
+    "Wisconsin": ("Madison", "Milwaukee", "Green Bay"),
+    "Wyoming": ("Cheyenne", "Casper"),
+}
+
+#: Well-known cities of the world (and the US cities of :data:`US_STATES`), so that a city becomes a city.
+_WORLD_CITIES = """London Paris Berlin Rome Madrid Tokyo Beijing Moscow Athens Sydney Melbourne Toronto Montreal
+    Vancouver Dublin Edinburgh Manchester Liverpool Glasgow Vienna Prague Amsterdam Brussels Lisbon Istanbul Cairo
+    Delhi Mumbai Shanghai Seoul Bangkok Barcelona Munich Hamburg Milan Naples Oslo Stockholm Copenhagen Helsinki
+    Warsaw Budapest Nairobi Lagos Johannesburg Dubai Doha Jakarta Manila Sochi Pyeongchang Nagano Turin Beirut
+    Jerusalem Tehran Baghdad Karachi Lahore Dhaka Hanoi Taipei Osaka Kyoto Auckland Wellington Lima Santiago Bogota
+    Caracas Havana Brasilia Geneva Zurich Marseille Lyon Florence Venice Atlanta Dallas Houston Seattle Denver
+    Boston Chicago Miami Detroit""".split()
+_WORLD_CITIES += ["New York", "Los Angeles", "Rio de Janeiro", "Buenos Aires", "Mexico City", "Hong Kong", "Cape Town"]
+CITIES = frozenset([*_WORLD_CITIES, *(city for cities in US_STATES.values() for city in cities)])
+
+#: The kinds a name is told to be (:func:`name_kind`).
+NAME_KINDS = ("person", "place", "organisation", "event", "work", "other")
+
+# Words that make a name an organisation wherever they stand ("Warner Bros", "University of Texas").
+ORGANISATION_WORDS = frozenset(
+    """Inc Inc. Corp Corp. Corporation Company Co Co. Ltd Ltd. LLC PLC plc GmbH Group Holdings Partners Investments
+    Capital Bank Bancorp Airlines Airways Motors Technologies Technology Systems Labs Laboratories Pharmaceuticals
+    Records Studios Studio Productions Films Pictures Entertainment Media Publishing Publishers Press Comics Network
+    Networks Communications Broadcasting Software Electronics Industries Enterprises Insurance Bros Bros. Brothers
+    University College Institute Academy Foundation Association Society Agency Council Committee Commission Ministry
+    Department Authority Party League Federation Organization Organisation FC F.C. Club Times Post Journal
+    Magazine""".split()
+)
+# Words that make a name a place when it ends with them ("Raymond James Stadium") or begins ("Lake Tahoe").
+_PLACE_WORDS = frozenset(
+    """City County Province District Region Island Islands River Lake Mountain Mountains Valley Bay Beach Coast
+    Peninsula Desert Ocean Sea Gulf Canyon Harbor Harbour Falls Heights Springs Hills Street Avenue Square Bridge
+    Stadium Arena Airport Park""".split()
+)
+_PLACE_FIRST_WORDS = frozenset("Mount Mt. Lake Port Fort Saint St.".split())
+# Words that make a name an event or an award ("U.S. Open", "Golden Globe Awards", "Best Picture"), and a work.
+_EVENT_WORDS = frozenset(
+    """Award Awards Prize Cup Championship Championships Open Games Olympics Festival Series Trophy Bowl Tour War Act
+    Treaty Election Marathon Season Edition Summit Conference""".split()
+)
+_WORK_WORDS = frozenset("Film Movie Album Song Show Feature Novel Book".split())
+_PARTICLES = frozenset("de da van von der del della la le di du bin al ibn dos das".split())
+_NOT_FIRST_NAMES = frozenset("The A An This That North South East West New Best".split())
+
+# Cues around a mention: the words just before it and the text just after it, lower-cased.
+_BEFORE_CUES = {
+    "person": re.compile(
+        r"\b(?:mr|mrs|ms|dr|sir|dame|president|senator|governor|ceo|chief executive|director|actor|actress|singer|"
+        r"coach|player|star|author|novelist|writer|founder|chairman|chairwoman|said|says)\.?,?\s+$"
+    ),
+    "organisation": re.compile(
+        r"\b(?:ceo of|chief executive of|founder of|co-founder of|shares of|shares in|stake in|acquired by|bought by|"
+        r"purchased by|owned by|employees of|spokesperson for|spokesman for|spokeswoman for|subsidiary of)\s+$"
+    ),
+    "place": re.compile(r"\b(?:in|near|city of|town of|village of|state of|province of|capital of)\s+$"),
+    "work": re.compile(r"(?:\b(?:movie|film|novel|album|song|video game|sequel)\s+|[\"“])$"),
+}
+_AFTER_CUES = {
+    "person": re.compile(
+        r"^(?:\s+(?:himself|herself)\b|,?\s+who\b|\s+was born\b|,\s+born\b|\s+\(born\b|"
+        r"['’]s\s+(?:wife|husband|mother|father|son|daughter)\b)"
+    ),
+    "organisation": re.compile(
+        r"^(?:\s+(?:acquired|acquires|bought|buys|purchased|purchases|announced|announces|owns|shares|stock|"
+        r"employees|headquarters|board|inc|corp|company|co|made a bid|agreed to (?:buy|acquire))\b|"
+        r"['’]s\s+(?:\$[\d.,]+\s*\w*\s+)?(?:ceo|chief executive|founder|acquisition|purchase|bid|deal|shares|stock|"
+        r"headquarters|board|subsidiary)\b|\s+is\s+headquartered\b|-owned\b)"
+    ),
+    "place": re.compile(r"^(?:-based\b|,\s+(?P<region>[A-Z][\w.]*(?:\s+[A-Z][\w.]*)?)|\s+residents\b)"),
+    "work": re.compile(r"^(?:[\"”]|\s*\((?:19|20)\d\d\)|\s+(?:movie|film|trailer|soundtrack|sequel)\b)"),
+}
+
+
+def bare_word(word: str) -> str:
+    """A word without the punctuation around it."""
+    return word.strip(",;:()\"'“”‘’")
+
+
+def is_region(text: str) -> bool:
+    """Whether ``text`` is a country or a US state."""
+    return text in COUNTRIES or text in US_STATES
+
+
+def _person_shaped(words: list[str]) -> bool:
+    """Two to four capitalised words (initials and particles allowed), no digits: "Niels B. Christiansen"."""
+    if not 2 <= len(words) <= 4 or words[0] in _NOT_FIRST_NAMES or any(c.isdigit() for w in words for c in w):
+        return False
+    return all(
+        w in _PARTICLES or (w[0].isupper() and (w[1:].replace("-", "").isalpha() or w[1:] == ".")) for w in words
+    )
+
+
+def _kind_from_shape(name: str) -> str | None:
+    """The kind a name's own shape says, or None when only its context can tell."""
+    words = [bare_word(w) for w in name.split()]
+    if "," in name:
+        city, _, region = (part.strip() for part in name.partition(","))
+        if is_region(region) or city in CITIES:
+            return "place"
+    if name in COUNTRIES or name in US_STATES or name in CITIES:
+        return "place"
+    if any(w in ORGANISATION_WORDS for w in words):
+        return "organisation"
+    if len(words) >= 2 and (words[-1] in _PLACE_WORDS or words[0] in _PLACE_FIRST_WORDS):
+        return "place"
+    if any(w in _EVENT_WORDS for w in words) or (len(words) >= 2 and words[0] == "Best"):
+        return "event"  # "Best Picture": an award's category
+    if any(w in _WORK_WORDS for w in words):
+        return "work"
+    if len(words) == 1 and 2 <= len(name.rstrip(".").replace(".", "")) <= 5 and name.replace(".", "").isupper():
+        return "organisation"  # an acronym: "NFL", "FIFA" (countries' acronyms are read above)
+    return None
+
+
+def name_kind(name: str, contexts: Sequence[str] = ()) -> str:
+    """``person``, ``place``, ``organisation``, ``event``, ``work`` or ``other``: what a name is, without a model.
+
+    Its own shape decides first: a country, a US state, a well-known city or "City, State" is a place; a name with
+    an organisation's word ("Inc.", "Bank", "University", "FC", "Records", "Party", "Airlines", "Bros") an
+    organisation; one ending in a place's word ("Stadium", "County", "River") or beginning with one ("Lake") a
+    place; one with an event's word ("Cup", "Awards", "Open") or an award's "Best ..." an event; one with a work's
+    word ("Film", "Album") a work; an acronym ("NFL") an organisation. Else the words around its mentions in
+    ``contexts`` vote: "in X", "city of X", "X-based", "X, Florida" for a place; "Mr. X", "said X", "X, who",
+    "X was born" for a person; "CEO of X", "acquired by X", "X bought", "X's CEO" for an organisation; "the movie
+    X", "“X”", "X (2019)" for a work; two to four capitalised words without digits ("Simona Halep") count two votes
+    for a person. The most votes win; none or a tie: ``other``.
+
+    Example:
+        >>> name_kind("Warner Bros"), name_kind("Tampa, Florida"), name_kind("Simona Halep"), name_kind("Soul")
+        ('organisation', 'place', 'person', 'other')
+        >>> name_kind("Facebook", ["Facebook bought Instagram.", "WhatsApp was acquired by Facebook in 2014."])
+        'organisation'
+        >>> name_kind("Soul", ["Pixar's “Soul” won the Oscar."]), name_kind("Meridia", ["She was born in Meridia."])
+        ('work', 'place')
+    """
+    name = name.strip()
+    shaped = _kind_from_shape(name)
+    if shaped:
+        return shaped
+    votes = dict.fromkeys(("person", "organisation", "place", "work"), 0)
+    person_shaped = _person_shaped([bare_word(w) for w in name.split()])
+    votes["person"] += 2 * person_shaped
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w])")
+    for text in contexts:
+        if name not in text:
+            continue
+        for m in pattern.finditer(text):
+            before, after = text[max(0, m.start() - 40) : m.start()].lower(), text[m.end() : m.end() + 40]
+            for kind in votes:
+                cue = _AFTER_CUES[kind].match(after if kind == "place" else after.lower())
+                if kind == "place" and cue and cue["region"] and (person_shaped or not is_region(cue["region"])):
+                    cue = None  # "X, Florida" is a place; "X, Tim Cook" is no cue, nor "Baker Mayfield, Oklahoma"
+                cued_before = bool(_BEFORE_CUES[kind].search(before))
+                if kind == "place" and name.startswith("The ") and before.endswith("in "):
+                    cued_before = False  # "in The Shape of Water": a work, most often
+                votes[kind] += cued_before + bool(cue)
+    best = max(votes.values())
+    winners = [kind for kind, n in votes.items() if n == best]
+    return winners[0] if best and len(winners) == 1 else "other"
+
+
+def place_level(name: str) -> str:
+    """``country``, ``state`` or ``city`` (any other place; "New York" is a city): a place becomes a place of its
+    level."""
+    name = name.strip()
+    if name in COUNTRIES:
+        return "country"
+    return "state" if name in US_STATES and name not in CITIES else "city"
+
+
+class NameKinds:
+    """The kinds of names as a corpus uses them (:func:`name_kind` over its passages), each name read once.
+
+    Example:
+        >>> kinds = NameKinds(["Disney bought Fox.", "The deal was led by Bob Iger."])
+        >>> kinds("Disney"), kinds("Bob Iger"), kinds("Fox")
+        ('organisation', 'person', 'other')
+    """
+
+    def __init__(self, corpus: Sequence[str]) -> None:
+        self._corpus = list(corpus)
+        self._kinds: dict[str, str] = {}
+
+    def __call__(self, name: str) -> str:
+        if name not in self._kinds:
+            self._kinds[name] = _kind_from_shape(name.strip()) or name_kind(name, self._corpus)
+        return self._kinds[name]
+
+
+# A region after a city: ", Zhejiang, China", ", Alberta, Canada", ", Iran" (one or two parts, each 1-3 words).
+_REGION_AFTER = re.compile(r"(?:,\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}){1,2}")
+_NAME_WORD = re.compile(r"[A-Z][\w'’&-]*(?:\.(?=\s+[a-z0-9(]|,))?")  # "Inc." in "Inc. said", not "Group." ending one
+_FUNCTION_WORDS = frozenset("A An And As At But By For From In Of On Or The To With".split())
+
+
+def without_stale_region(passage: str, spans: list[tuple[int, int]], other: str) -> list[tuple[int, int]]:
+    """A city's mentions, each widened over the region written after it (", Zhejiang, China") when the region ends
+    in a country or a US state the other city is not known to lie in: "born in Hangzhou, Zhejiang, China" becomes
+    "born in Hamadan", not "Hamadan, Zhejiang, China", a city the passage would put in the wrong country."""
+    out = []
+    for start, end in spans:
+        m = _REGION_AFTER.match(passage, end)
+        region = m.group(0).rsplit(",", 1)[-1].strip() if m else ""
+        known_there = other in US_STATES.get(region, ())
+        out.append((start, m.end()) if m and is_region(region) and not known_there else (start, end))
+    return out
+
+
+def whole_names(passage: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """An organisation's mentions, each widened over the longer name it stands in when an organisation's word ends
+    that name ("The Walt Disney Company" for "Disney"; "Simon Property Group Inc."), so that the name is replaced
+    whole rather than "The Walt Facebook Company". A title-case headline ("Facebook Board of Directors"), a
+    possessive before ("Zuckerberg's Facebook") and a "The" opening a sentence stay outside."""
+    out = []
+    for start, end in spans:
+        widened = end
+        while passage[widened : widened + 1] == " ":
+            w = _NAME_WORD.match(passage, widened + 1)
+            word = bare_word(w.group(0)) if w else ""
+            possessive = word[-2:] in ("'s", "’s")
+            if (word[:-2] if possessive else word) not in ORGANISATION_WORDS:
+                break
+            widened = w.end() - 2 if possessive else w.end()  # "Company's": the name ends before its "'s"
+            if possessive:
+                break
+        if widened == end:
+            out.append((start, end))
+            continue
+        for w in reversed(list(_NAME_WORD.finditer(passage[:start]))):
+            name_word = w.group(0)
+            if (
+                passage[w.end() : start] != " "
+                or name_word in _FUNCTION_WORDS - {"The"}
+                or name_word[-2:] in ("'s", "’s")
+            ):
+                break
+            if name_word == "The" and (w.start() == 0 or passage[: w.start()].rstrip()[-1:] in ".!?"):
+                break  # "The" opening a sentence is not part of the name
+            start = w.start()
+        out.append((start, widened))
+    return out
+
+
+def merged_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans that overlap (a name and its short form within it, once widened) as one."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def known_places(name: str, level: str) -> list[str]:
+    """Places of the lists that may stand for a place of the corpus: a country's other countries, a state's other
+    states, a US "City, State"'s other cities of the state (then any state's), a city's other cities."""
+    if level == "country":
+        return sorted(COUNTRIES)
+    if level == "state":
+        return sorted(US_STATES)
+    if "," in name:
+        state = name.partition(",")[2].strip()
+        if state not in US_STATES:
+            return []  # "Lyon, France": no list of the cities of France here
+        same = [f"{city}, {state}" for city in US_STATES[state]]
+        return same + sorted(f"{city}, {s}" for s, cities in US_STATES.items() if s != state for city in cities)
+    return sorted(CITIES)
