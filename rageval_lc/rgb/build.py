@@ -59,19 +59,29 @@ _TEXT_FIELDS = ("text", "passage", "contents", "content", "document", "body")
 
 @dataclass
 class BuildReport:
-    """What a build made: the records of each kind, the questions read and those dropped (why → how many)."""
+    """What a build made: the records of each kind, the questions read and those dropped (why → how many; and
+    ``which``: each dropped question's index, text and why, a counterfactual left out included)."""
 
     questions: int = 0
     kinds: dict[str, int] = field(default_factory=lambda: {"en": 0, "fact": 0, "int": 0})
     dropped: Counter = field(default_factory=Counter)
+    which: list[tuple[int, str, str]] = field(default_factory=list)
 
-    def lines(self) -> list[str]:
-        """The report in words, a line each."""
+    def drop(self, index: int, question: str, why: str) -> None:
+        """Count a question (or its counterfactual record) left out, and say which."""
+        self.dropped[why] += 1
+        self.which.append((index, question, why))
+
+    def lines(self, *, named: int = 10) -> list[str]:
+        """The report in words, a line each: the counts, then the first ``named`` questions dropped, by index."""
         out = [
             f"{self.questions} questions: {self.kinds['en']} noise/rejection, {self.kinds['fact']} "
             f"counterfactual, {self.kinds['int']} integration records"
         ]
         out += [f"dropped {n}: {why}" for why, n in sorted(self.dropped.items())]
+        out += [f"  question {i} ({text[:60]!r}): {why}" for i, text, why in self.which[:named]]
+        if len(self.which) > named:
+            out.append(f"  and {len(self.which) - named} more")
         return out
 
 
@@ -151,10 +161,10 @@ def build_testbed(
         if len(elements) > 1:
             groups = [[p for p in passages if _states(p, element)] for element in elements]
             if not all(groups):
-                report.dropped["an answer element no passage states"] += 1
+                report.drop(index, text, "an answer element no passage states")
                 continue
             if any(all(_states(p, element) for element in elements) for p in passages):
-                report.dropped["one passage states every element (not an integration question)"] += 1
+                report.drop(index, text, "one passage states every element (not an integration question)")
                 continue
             records.append(
                 {
@@ -170,16 +180,16 @@ def build_testbed(
         alternatives = elements[0]
         positive = [p for p in passages if _states(p, alternatives)]
         if not positive:
-            report.dropped["no passage states the answer"] += 1
+            report.drop(index, text, "no passage states the answer")
             continue
         if not near:
-            report.dropped["no passage without the answer to serve as a negative"] += 1
+            report.drop(index, text, "no passage without the answer to serve as a negative")
         records.append({"id": index, "query": text, "answer": [alternatives], "positive": positive, "negative": near})
         report.kinds["en"] += 1
         pool = name_pool(passages, positive, alternatives[0], answers, kinds=kinds)
         fact = counterfactual_record(index, text, alternatives, positive, near, seed=seed, pool=pool, kinds=kinds)
         if isinstance(fact, str):
-            report.dropped[f"counterfactual: {fact}"] += 1
+            report.drop(index, text, f"counterfactual: {fact}")
         else:
             records.append(fact)
             report.kinds["fact"] += 1

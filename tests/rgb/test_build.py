@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from rageval_lc.cli import main
-from rageval_lc.rgb.build import build_testbed, date_spellings, write_testbed
+from rageval_lc.rgb.build import BuildReport, build_testbed, date_spellings, write_testbed
 from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, number_parts
 from rageval_lc.rgb.records import load_rgb
 from rageval_lc.rgb.run import run_rgb
@@ -83,6 +83,7 @@ def test_an_integration_item_groups_its_positives_by_element() -> None:
     assert item["positive"] == [[CORPUS[3]], [CORPUS[2]]]
     assert report.kinds == {"en": 4, "fact": 4, "int": 1}
     assert report.dropped == {"no passage states the answer": 1}  # the Eiffel Tower
+    assert report.which == [(5, "How tall is the Eiffel Tower?", "no passage states the answer")]
 
 
 def test_the_same_seed_gives_the_same_file(tmp_path: Path) -> None:
@@ -116,6 +117,7 @@ def test_the_cli_builds_a_testbed_that_rgb_run_reads_unchanged(tmp_path: Path, c
     printed = capsys.readouterr().out
     assert "6 questions: 4 noise/rejection, 4 counterfactual, 1 integration records" in printed
     assert "dropped 1: no passage states the answer" in printed
+    assert "  question 5 ('How tall is the Eiffel Tower?'): no passage states the answer" in printed
     records = load_rgb(out)
     assert [r.kind for r in records].count("fact") == 4 and [r.kind for r in records].count("int") == 1
 
@@ -166,3 +168,16 @@ def test_a_name_becomes_a_name_of_its_kind_or_the_record_is_dropped_with_the_rea
         "counterfactual: no other name of its kind (other name) and shape (1 word) in the pool": 1
     }
     assert report.kinds == {"en": 6, "fact": 5, "int": 0}
+
+
+def test_the_report_names_the_questions_it_dropped_and_counts_the_rest() -> None:
+    report = BuildReport(questions=3)
+    report.drop(0, "Who won?", "no passage states the answer")
+    report.drop(2, "When was it?", "counterfactual: no other name of its kind")
+    assert report.lines(named=1) == [
+        "3 questions: 0 noise/rejection, 0 counterfactual, 0 integration records",
+        "dropped 1: counterfactual: no other name of its kind",
+        "dropped 1: no passage states the answer",
+        "  question 0 ('Who won?'): no passage states the answer",
+        "  and 1 more",
+    ]
