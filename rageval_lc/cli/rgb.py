@@ -150,6 +150,8 @@ def _score(args: argparse.Namespace) -> int:
         return 2
     if args.html is not None and common.unusable(args.input, "input", args.html, "--html", "the report"):
         return 2
+    if args.html is not None and args.out is not None and common.same_file(args.out, args.html):
+        return common.error(f"--html {args.html} is the --out file; write the report to another file.")
     rows, raw = [], []
     for line_no, data in json_rows(args.input):
         try:
@@ -188,6 +190,8 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     if args.html is not None and common.unusable(args.data, "RGB", args.html, "--html", "the report"):
         return 2
+    if args.html is not None and args.out is not None and common.same_file(args.out, args.html):
+        return common.error(f"--html {args.html} is the --out file; write the report to another file.")
     module_name, _, attribute = args.system.partition(":")
     try:
         if not attribute:

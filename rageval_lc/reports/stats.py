@@ -223,9 +223,13 @@ def wilson_interval(successes: int, total: int, *, confidence: float = 0.95) -> 
         ([0.4902, 0.9433], (None, None))
 
     Raises:
+        TypeError: If a count is not an int.
         ValueError: If the counts are negative, ``successes`` exceeds ``total``, or ``confidence`` is not in (0, 1).
     """
     _check(1, confidence)
+    if any(isinstance(n, bool) or not isinstance(n, int) for n in (successes, total)):
+        msg = f"successes and total must be ints. Got {successes!r} and {total!r}."
+        raise TypeError(msg)
     if total < 0 or not 0 <= successes <= max(total, 0):
         msg = f"successes must be between 0 and total. Got {successes} of {total}."
         raise ValueError(msg)
@@ -237,7 +241,9 @@ def wilson_interval(successes: int, total: int, *, confidence: float = 0.95) -> 
     p = successes / total
     centre = (p + z * z / (2 * total)) / (1 + z * z / total)
     half = z / (1 + z * z / total) * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the edges, not 2.8e-17
+    high = 1.0 if successes == total else min(1.0, centre + half)
+    return low, high
 
 
 def _array(values: Sequence[float]) -> np.ndarray:

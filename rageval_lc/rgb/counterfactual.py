@@ -81,9 +81,9 @@ _DATE_PATTERNS = [
     re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
     re.compile(rf"\b{_MONTH}(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
 ]
-_NUMBER = re.compile(
-    r"(?P<currency>[$€£¥])?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
-    r"(?P<rest>\s*(?:%|percent|billion|million|thousand|trillion|[a-zA-Z]+)?)"
+_NUMBER = re.compile(  # not inside a word or a version ("G7", "MP3", "v2.3"); a space goes with a unit only
+    r"(?<![\w.])(?P<currency>[$€£¥])?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
+    r"(?P<rest>(?:\s*(?:%|percent|billion|million|thousand|trillion|[a-zA-Z]+))?)"
 )
 _ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -96,7 +96,7 @@ _SCALES = frozenset("hundred thousand million billion trillion dozen".split())
 _TENS_WORD, _DIGIT_WORD, _TEEN_WORD = "|".join(_TENS[2:]), "|".join(_ONES[1:10]), "|".join(reversed(_ONES[2:]))
 _NUMBER_WORDS = re.compile(
     rf"(?<![\w-])(?P<words>(?i:(?:{_TENS_WORD})(?:[- ](?:{_DIGIT_WORD}))?|{_TEEN_WORD}|"
-    r"one(?=\s+(?:hundred|thousand|million|billion|trillion)\b)))(?![\w-])(?P<rest>\s*(?:%|percent|[a-z]+)?)"
+    r"one(?=\s+(?:hundred|thousand|million|billion|trillion)\b)))(?![\w-])(?P<rest>(?:\s*(?:%|percent|[a-z]+))?)"
 )
 
 
@@ -145,7 +145,12 @@ def number_parts(text: str) -> tuple[str, float, int, str] | None:
     m = _NUMBER.fullmatch(text.strip())
     if not m:
         words = _NUMBER_WORDS.fullmatch(text.strip())
-        return ("", float(_words_value(words["words"])), 0, words["rest"]) if words else None
+        if words is None:
+            return None
+        value, rest = _words_value(words["words"]), words["rest"]
+        if rest.strip().lower() == "hundred":  # "one hundred": 100, no unit
+            value, rest = value * 100, ""
+        return "", float(value), 0, rest
     value = float(m["digits"].replace(",", "") + ("." + m["decimals"] if m["decimals"] else ""))
     return m["currency"] or "", value, len(m["decimals"] or ""), m["rest"] or ""
 
@@ -163,11 +168,37 @@ def _in_words(value: int, like: str) -> str:
     return text.capitalize() if like[:1].isupper() else text
 
 
+_PERCENT = ("%", "percent")
+#: Words that open a sentence before a count ("In 3 games", "About 40 people").
+_OPENING_WORDS = frozenset(
+    "In On At By For With From About Over After Before Since During Of To Nearly Almost Only Some All Around Roughly "
+    "Just Exactly Some Another Its His Her Their Our The These Those".split()
+)
+_NOT_UNITS = frozenset(["am", "pm", "a", "p", *(m[:3] for m in MONTHS), *MONTHS])  # "3 p.m.", "3 May 2019"
+
+
 def _same_unit(found: str, wanted: str) -> bool:
-    """Whether a mention's unit (what follows its number) states the answer's: the same, or any word but a scale or a
-    percent when the answer is a bare count ("3" is stated by "3 goals" and "three of them", not by "3 million")."""
-    found, wanted = found.strip().lower(), wanted.strip().lower()
-    return found == wanted or (not wanted and found not in _SCALES and found not in ("%", "percent"))
+    """Whether a mention's unit (what follows its number) states the answer's: the same ("3%" and "3 percent" alike),
+    or, when the answer is a bare count ("3"), a word after a space that is no scale, percent, time or month ("3
+    goals" and "three of them", not "3 million", "3rd", "3 p.m." or "3 May")."""
+    unit, wanted = found.strip().lower(), wanted.strip().lower()
+    if unit in _PERCENT and wanted in _PERCENT:
+        return True
+    if unit == wanted:
+        return True
+    spaced = found[:1].isspace()
+    return not wanted and spaced and unit not in _SCALES and unit not in _PERCENT and unit.rstrip(".") not in _NOT_UNITS
+
+
+def _names_a_thing(passage: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` is part of a name rather than a count: after a capitalised word that does
+    not open the sentence ("Chapter 3", "Windows 7", "Route 66"), or a number word before a capitalised one ("Three
+    Billboards")."""
+    before = re.search(r"([A-Z][\w'’-]*)\s+$", passage[:start])
+    opening = before is not None and passage[: before.start()].rstrip()[-1:] in ("", ".", "!", "?")
+    if before and not (opening and before.group(1) in _OPENING_WORDS):
+        return True  # "Chapter 3", "Windows 7" (even opening a sentence); but "In 3 games"
+    return passage[start].isalpha() and re.match(r"\s+[A-Z]", passage[end:]) is not None
 
 
 def answer_kind(answer: str) -> str:
@@ -210,8 +241,11 @@ def find_mentions(passage: str, answer: str) -> list[tuple[int, int]]:
         _, value, _, rest = number_parts(answer)  # type: ignore[misc]
         for m in [*_NUMBER.finditer(passage), *_NUMBER_WORDS.finditer(passage)]:
             found = number_parts(m.group(0))
-            if found and abs(found[1] - value) < 1e-9 and _same_unit(found[3], rest):
-                spans.append(m.span())
+            if found is None or abs(found[1] - value) >= 1e-9 or not _same_unit(found[3], rest):
+                continue
+            if not rest.strip() and _names_a_thing(passage, *m.span()):
+                continue  # "Windows 7" is no mention of 7
+            spans.append(m.span())
     else:
         spans = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(answer)}(?!\w)", passage, re.I)]
     return sorted(spans)
@@ -279,8 +313,10 @@ def _short_name(name: str, kind: str) -> str | None:
         return name.split(",")[0].strip()
     if kind == "person" and len(words) >= 2:
         return words[-1]
-    if kind == "organisation":
-        core = [w for w in words if bare_word(w) not in ORGANISATION_WORDS and w not in ("The", "of", "&", "and")]
+    if kind == "organisation":  # only the organisation's words at its end go: "Bank of America" has no short name
+        core = words[1:] if words[0] == "The" else list(words)
+        while core and bare_word(core[-1]) in ORGANISATION_WORDS | {"&", "and"}:
+            core.pop()
         return " ".join(core) if core and len(core) < len(words) and answer_kind(" ".join(core)) == "name" else None
     return None
 
@@ -325,6 +361,8 @@ def make_counterfactual(
             new_day = None if day is None else day % 28 + 1
         write = lambda mention: _write_date(mention, month, new_day, new_year)  # noqa: E731
     elif kind == "number":
+        if any(passage[start].isalpha() and number_parts(passage[start:end])[1] >= 100 for start, end in spans):  # type: ignore[index]
+            return Counterfactual(passage, "", 0, "the answer is written in words past ninety-nine")
         factor = rng.uniform(0.5, 0.8) if rng.random() < 0.5 else rng.uniform(1.25, 2.0)
         write = lambda mention: _write_number(mention, factor)  # noqa: E731
     else:

@@ -214,8 +214,30 @@ def _person_shaped(words: list[str]) -> bool:
     )
 
 
+#: One-word cities that are as often a person's or a company's name ("Phoenix, who played the Joker"): their shape
+#: only leans to a place, and the words around them decide.
+_AMBIGUOUS_CITIES = frozenset(
+    """Phoenix Charlotte Austin Jackson Lincoln Madison Columbia Mobile Aurora Salem Augusta Columbus Providence
+    Concord Florence Eugene Durham Richmond Norfolk Lexington Springfield Birmingham Cambridge Mesa Flint Casper
+    Helena Pierre Hartford Dover Newport Burlington Charleston Huntington Wilmington Bloomington Savannah Orlando
+    Nashville Memphis Houston Dallas Denver Boston Jacksonville Tulsa Reno Boise Marshall Florence""".split()
+)
+
+
+def _shape_leaning(name: str) -> str | None:
+    """The kind a name's shape leans to without deciding it: an ambiguous city a place, "Best X" an award."""
+    if name in _AMBIGUOUS_CITIES:
+        return "place"
+    words = name.split()
+    if len(words) >= 2 and words[0] == "Best" and not any(bare_word(w) in _EVENT_WORDS for w in words):
+        return "event"  # "Best Picture", but "Best Buy" is a company
+    return None
+
+
 def _kind_from_shape(name: str) -> str | None:
-    """The kind a name's own shape says, or None when only its context can tell."""
+    """The kind a name's own shape says, or None when only its context can tell (or its shape only leans)."""
+    if _shape_leaning(name):
+        return None
     words = [bare_word(w) for w in name.split()]
     if "," in name:
         city, _, region = (part.strip() for part in name.partition(","))
@@ -227,8 +249,8 @@ def _kind_from_shape(name: str) -> str | None:
         return "organisation"
     if len(words) >= 2 and (words[-1] in _PLACE_WORDS or words[0] in _PLACE_FIRST_WORDS):
         return "place"
-    if any(w in _EVENT_WORDS for w in words) or (len(words) >= 2 and words[0] == "Best"):
-        return "event"  # "Best Picture": an award's category
+    if any(w in _EVENT_WORDS for w in words):
+        return "event"
     if any(w in _WORK_WORDS for w in words):
         return "work"
     if len(words) == 1 and 2 <= len(name.rstrip(".").replace(".", "")) <= 5 and name.replace(".", "").isupper():
@@ -261,16 +283,19 @@ def name_kind(name: str, contexts: Sequence[str] = ()) -> str:
     shaped = _kind_from_shape(name)
     if shaped:
         return shaped
-    votes = dict.fromkeys(("person", "organisation", "place", "work"), 0)
+    votes: dict[str, float] = dict.fromkeys(("person", "organisation", "place", "work"), 0.0)
     person_shaped = _person_shaped([bare_word(w) for w in name.split()])
     votes["person"] += 2 * person_shaped
+    leaning = _shape_leaning(name)
+    if leaning:
+        votes[leaning] = votes.get(leaning, 0) + 0.5  # "Phoenix" a place, "Best Actress" an award, unless told else
     pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w])")
     for text in contexts:
         if name not in text:
             continue
         for m in pattern.finditer(text):
             before, after = text[max(0, m.start() - 40) : m.start()].lower(), text[m.end() : m.end() + 40]
-            for kind in votes:
+            for kind in [k for k in votes if k in _AFTER_CUES]:
                 cue = _AFTER_CUES[kind].match(after if kind == "place" else after.lower())
                 if kind == "place" and cue and cue["region"] and (person_shaped or not is_region(cue["region"])):
                     cue = None  # "X, Florida" is a place; "X, Tim Cook" is no cue, nor "Baker Mayfield, Oklahoma"
@@ -312,29 +337,49 @@ class NameKinds:
 
 
 # A region after a city: ", Zhejiang, China", ", Alberta, Canada", ", Iran" (one or two parts, each 1-3 words).
-_REGION_AFTER = re.compile(r"(?:,\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}){1,2}")
+_REGION_AFTER = re.compile(r"(?:,\s+[A-Z]\w*(?:\s+[A-Z]\w*){0,2}){1,2}")  # not "France-based"'s "-based" nor a "'s"
 _NAME_WORD = re.compile(r"[A-Z][\w'’&-]*(?:\.(?=\s+[a-z0-9(]|,))?")  # "Inc." in "Inc. said", not "Group." ending one
 _FUNCTION_WORDS = frozenset("A An And As At But By For From In Of On Or The To With".split())
+_CALENDAR_WORDS = frozenset(
+    """Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August
+    September October November December Yesterday Today Tomorrow""".split()
+)
+
+
+def _opens_sentence(passage: str, start: int) -> bool:
+    """Whether the word at ``start`` opens a sentence (or the passage, or follows RGB's "...")."""
+    before = passage[:start].rstrip()
+    return not before or before[-1] in ".!?"
 
 
 def without_stale_region(passage: str, spans: list[tuple[int, int]], other: str) -> list[tuple[int, int]]:
     """A city's mentions, each widened over the region written after it (", Zhejiang, China") when the region ends
     in a country or a US state the other city is not known to lie in: "born in Hangzhou, Zhejiang, China" becomes
-    "born in Hamadan", not "Hamadan, Zhejiang, China", a city the passage would put in the wrong country."""
+    "born in Hamadan", not "Hamadan, Zhejiang, China", a city the passage would put in the wrong country. The comma
+    closing such an aside goes too ("Hangzhou, China, is big" → "Hamadan is big").
+
+    Example:
+        >>> text = "Born in Hangzhou, Zhejiang, China, he moved."
+        >>> [text[s:e] for s, e in without_stale_region(text, [(8, 16)], "Hamadan")]
+        ['Hangzhou, Zhejiang, China,']
+    """
     out = []
     for start, end in spans:
         m = _REGION_AFTER.match(passage, end)
         region = m.group(0).rsplit(",", 1)[-1].strip() if m else ""
-        known_there = other in US_STATES.get(region, ())
-        out.append((start, m.end()) if m and is_region(region) and not known_there else (start, end))
+        if m is None or not is_region(region) or other in US_STATES.get(region, ()):
+            out.append((start, end))
+            continue
+        out.append((start, m.end() + (passage[m.end() : m.end() + 1] == ",")))
     return out
 
 
 def whole_names(passage: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """An organisation's mentions, each widened over the longer name it stands in when an organisation's word ends
     that name ("The Walt Disney Company" for "Disney"; "Simon Property Group Inc."), so that the name is replaced
-    whole rather than "The Walt Facebook Company". A title-case headline ("Facebook Board of Directors"), a
-    possessive before ("Zuckerberg's Facebook") and a "The" opening a sentence stay outside."""
+    whole rather than "The Walt Facebook Company" ("The" included, opening a sentence or not). A title-case
+    headline ("Facebook Board of Directors"), a possessive before ("Zuckerberg's Facebook"), a day, a month and any
+    other word opening a sentence ("Yesterday Disney Company said") stay outside."""
     out = []
     for start, end in spans:
         widened = end
@@ -354,13 +399,14 @@ def whole_names(passage: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
             name_word = w.group(0)
             if (
                 passage[w.end() : start] != " "
-                or name_word in _FUNCTION_WORDS - {"The"}
+                or name_word in (_FUNCTION_WORDS - {"The"}) | _CALENDAR_WORDS
                 or name_word[-2:] in ("'s", "’s")
+                or (name_word != "The" and _opens_sentence(passage, w.start()))
             ):
                 break
-            if name_word == "The" and (w.start() == 0 or passage[: w.start()].rstrip()[-1:] in ".!?"):
-                break  # "The" opening a sentence is not part of the name
             start = w.start()
+            if name_word == "The":
+                break  # the name's first word
         out.append((start, widened))
     return out
 

@@ -123,7 +123,8 @@ def build_documents(
     true ones, then negatives. Finally a shuffle. The record is not modified.
 
     ``fill=False`` sends fewer documents instead of filling with negatives when the positives run short:
-    ceil(passage_num × ratio) negatives beside the positives there are. A testbed built from one's own corpus
+    ceil(passage_num × ratio) negatives beside the positives there are, never more than ``passage_num`` documents
+    (an ``int`` record's first passage of each group comes first). A testbed built from one's own corpus
     (:func:`~rageval_lc.rgb.build.build_testbed`) often holds one positive per question, and RGB's filling
     would give it 4 negatives in 5 documents at every ratio below 0.8; without it, ratio 0 is the positive
     alone and each step adds a near miss beside it.
@@ -161,8 +162,7 @@ def build_documents(
                             break
                 if len(docs) == pos_num:
                     break
-        if fill:
-            neg_num = passage_num - len(docs)
+        neg_num = passage_num - len(docs) if fill else min(neg_num, passage_num - len(docs))
         if neg_num > 0:
             docs += negative[:neg_num]
     elif record.kind == "fact":

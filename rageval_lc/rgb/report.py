@@ -9,8 +9,10 @@ value where there is one, the system's answer and the documents it was given (fo
 
 The rows are those ``rageval rgb run --out`` writes (and :attr:`~rageval_lc.rgb.run.RgbRun.rows` holds): each
 carries ``prediction``, ``answer``, ``task``, ``noise_ratio`` and ``counterfactual_answer``, so the page is drawn
-from the answers, scored again under ``mode``. Inline CSS and SVG only (no script, no network); bounded: at most
-:data:`MAX_WRONG` wrong answers per task and ratio, each text cut at :data:`~rageval_lc.reports.html.FULL_CHARS`.
+from the answers, scored again under ``mode``. Inline CSS and SVG only (no script, no network); bounded whatever the
+rows hold: at most :data:`MAX_RATIOS` ratios drawn, :data:`MAX_WRONG` wrong answers per task and ratio with at most
+:data:`MAX_DOCUMENTS` documents each, each text cut at :data:`~rageval_lc.reports.html.FULL_CHARS`, and the lists
+stop at :data:`LIST_BUDGET` characters of HTML, saying what they leave out.
 
 Example:
     >>> rows = [{"id": f"en:{i}@{r:g}", "task": "noise_robustness", "noise_ratio": r, "query": "Who won?",
@@ -34,9 +36,20 @@ from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _page
 from rageval_lc.reports.stats import wilson_interval
 from rageval_lc.rgb.scoring import RgbMode, RgbRow, judge_row, score_rgb
 
-__all__ = ["MAX_WRONG", "AccuracyPoint", "accuracy_points", "render_rgb_html"]
+__all__ = [
+    "LIST_BUDGET",
+    "MAX_DOCUMENTS",
+    "MAX_RATIOS",
+    "MAX_WRONG",
+    "AccuracyPoint",
+    "accuracy_points",
+    "render_rgb_html",
+]
 
 MAX_WRONG = 20  # wrong answers listed per task and noise ratio
+MAX_DOCUMENTS = 10  # documents shown per wrong answer
+MAX_RATIOS = 21  # noise ratios drawn per task (RGB runs 5; 0 to 1 by 0.05 is 21)
+LIST_BUDGET = 250_000  # characters of HTML for the wrong-answer lists together
 _CURVES = {"noise_robustness": "#3867d6", "information_integration": "#20bf6b"}  # tasks run at several ratios
 _CSS = (
     BASE_CSS
@@ -47,14 +60,16 @@ details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; pad
 details.docs > summary { cursor: pointer; color: #3867d6; font-size: 12px; }
 .full { white-space: pre-wrap; overflow-wrap: anywhere; }
 td.text { overflow-wrap: anywhere; }
+.cut { color: #8395a7; font-size: 11px; }
 """
 )
 
 
 @dataclass(frozen=True)
 class AccuracyPoint:
-    """One point of the chart: ``correct`` of ``total`` questions right at ``ratio``, with the Wilson interval, and
-    the mean share of noise the documents actually held (``noise_given``; None when the rows do not say)."""
+    """One point of the chart: ``correct`` of ``total`` questions right at ``ratio``, with the Wilson interval, the
+    mean share of noise the documents actually held (``noise_given``; None when the rows do not say), and whether
+    they were filled up with negatives (``filled``; rows without a ``filled`` mark count as filled, RGB's way)."""
 
     ratio: float
     correct: int
@@ -62,6 +77,7 @@ class AccuracyPoint:
     low: float | None
     high: float | None
     noise_given: float | None = None
+    filled: bool = True  # the documents were filled up with negatives, as RGB does (False: ``--no-fill``)
 
     @property
     def accuracy(self) -> float:
@@ -76,6 +92,7 @@ def accuracy_points(rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "offic
     """
     counts: dict[str, dict[float, list[int]]] = {}
     shares: dict[tuple[str, float], list[float]] = {}
+    unfilled: set[tuple[str, float]] = set()
     for row in rows:
         scored = RgbRow.from_dict(dict(row))
         if scored.task not in _CURVES or scored.noise_ratio >= 1.0:
@@ -83,8 +100,11 @@ def accuracy_points(rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "offic
         tally = counts.setdefault(scored.task, {}).setdefault(scored.noise_ratio, [0, 0])
         tally[0] += judge_row(scored, mode=mode).correct
         tally[1] += 1
-        if isinstance(row.get("noise_share"), (int, float)):
-            shares.setdefault((scored.task, scored.noise_ratio), []).append(float(row["noise_share"]))
+        share = row.get("noise_share")
+        if isinstance(share, (int, float)) and not isinstance(share, bool):
+            shares.setdefault((scored.task, scored.noise_ratio), []).append(float(share))
+        if row.get("filled") is False:
+            unfilled.add((scored.task, scored.noise_ratio))
 
     def given(task: str, ratio: float, total: int) -> float | None:
         values = shares.get((task, ratio), [])
@@ -92,7 +112,7 @@ def accuracy_points(rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "offic
 
     return {
         task: [
-            AccuracyPoint(r, c, n, *wilson_interval(c, n), noise_given=given(task, r, n))
+            AccuracyPoint(r, c, n, *wilson_interval(c, n), given(task, r, n), (task, r) not in unfilled)
             for r, (c, n) in sorted(by_ratio.items())
         ]
         for task, by_ratio in counts.items()
@@ -118,7 +138,7 @@ def render_rgb_html(
     parts = [
         _chart_section(accuracy_points(rows, mode=mode)),
         _table_section(results),
-        _wrong_section(rows, judgements),
+        _wrong_section(rows, judgements, mode),
     ]
     return _page(title, _cut(title, NAME_CHARS), facts, _CSS, parts)
 
@@ -126,6 +146,8 @@ def render_rgb_html(
 def _chart_section(curves: Mapping[str, Sequence[AccuracyPoint]]) -> str:
     if not curves:
         return ""
+    left_out = sum(max(0, len(points) - MAX_RATIOS) for points in curves.values())
+    curves = {task: list(points)[:MAX_RATIOS] for task, points in curves.items()}
     width, height, left, right, top, bottom = 560, 260, 48, 28, 12, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     ratios = sorted({p.ratio for points in curves.values() for p in points})
@@ -193,7 +215,10 @@ def _chart_section(curves: Mapping[str, Sequence[AccuracyPoint]]) -> str:
         f"{rows}</table>"
     )
     filled = [
-        p for points in curves.values() for p in points if p.noise_given is not None and p.noise_given > p.ratio + 0.1
+        p
+        for points in curves.values()
+        for p in points
+        if p.filled and p.noise_given is not None and p.noise_given > p.ratio + 0.1
     ]
     warning = ""
     if filled:
@@ -205,6 +230,8 @@ def _chart_section(curves: Mapping[str, Sequence[AccuracyPoint]]) -> str:
             "<code>--no-fill</code> sends fewer documents instead, so that ratio 0 is the positives alone and each "
             "step adds near misses beside them. Read accuracy against the noise given.</p>"
         )
+    if left_out:
+        warning += f"<p class='muted'>{left_out} more noise ratios not drawn (at most {MAX_RATIOS} per task).</p>"
     return (
         "<section><h2>Accuracy against noise ratio</h2><p class='muted'>Share of questions answered right at each "
         'noise ratio; the bands are Wilson 95 % intervals. "Noise given" is the mean share of the documents '
@@ -243,36 +270,44 @@ def _table_section(results: Sequence[Any]) -> str:
     return f"<section><h2>Every task</h2><p class='muted'>{note}</p>{table}</section>"
 
 
-def _wrong_section(rows: Sequence[Mapping[str, Any]], judgements: Sequence[Any]) -> str:
+def _wrong_section(rows: Sequence[Mapping[str, Any]], judgements: Sequence[Any], mode: RgbMode) -> str:
     groups: dict[tuple[str, float], list[tuple[Mapping[str, Any], Any]]] = {}
     totals: dict[tuple[str, float], int] = {}
     for row, judgement in zip(rows, judgements, strict=True):
         key = (str(row["task"]), float(row.get("noise_ratio", 0.0)))
         totals[key] = totals.get(key, 0) + 1
-        if not _right(str(row["task"]), judgement):
+        if not _right(str(row["task"]), judgement, mode):
             groups.setdefault(key, []).append((row, judgement))
     if not groups:
         return "<section><h2>Wrong answers</h2><p>None: every question was answered as the task asks.</p></section>"
-    lists = []
+    lists, budget, left = [], LIST_BUDGET, []
     for (task, ratio), wrong in sorted(groups.items()):
-        body = "".join(_wrong_row(row, judgement) for row, judgement in wrong[:MAX_WRONG])
+        name = f"{task.replace('_', ' ')} at noise ratio {ratio:g}"
+        body = "".join(_wrong_row(row) for row, _ in wrong[:MAX_WRONG])
         more = "" if len(wrong) <= MAX_WRONG else f"<p class='muted'>{len(wrong) - MAX_WRONG} more not listed.</p>"
-        lists.append(
-            f"<details class='list'><summary>{_e(task.replace('_', ' '))} at noise ratio {ratio:g}: "
-            f"{len(wrong)} of {totals[(task, ratio)]} wrong</summary><table><tr><th>question</th><th>expected</th>"
-            f"<th>system's answer</th></tr>{body}</table>{more}</details>"
+        piece = (
+            f"<details class='list'><summary>{_e(name)}: {len(wrong)} of {totals[(task, ratio)]} wrong</summary>"
+            f"<table><tr><th>question</th><th>expected</th><th>system's answer</th></tr>{body}</table>{more}</details>"
         )
+        if len(piece) > budget:
+            left.append(f"{name} ({len(wrong)} wrong)")
+            continue
+        budget -= len(piece)
+        lists.append(piece)
+    if left:
+        lists.append(f"<p class='muted'>Not listed, to keep the page small: {_e('; '.join(left[:20]))}.</p>")
     what = (
-        "A wrong answer: not right below noise ratio 1; at ratio 1 neither rejected nor right; on counterfactual "
-        "documents, the error not detected. Each list shows at most "
-        f"{MAX_WRONG}."
+        "A wrong answer: not right below noise ratio 1; at ratio 1 neither rejected nor right (lenient scoring: not "
+        "rejected); on counterfactual documents, the error not detected. Each list shows at most "
+        f"{MAX_WRONG}, each with at most {MAX_DOCUMENTS} of its documents."
     )
     return f"<section><h2>Wrong answers</h2><p class='muted'>{what}</p>{''.join(lists)}</section>"
 
 
-def _right(task: str, judgement: Any) -> bool:
+def _right(task: str, judgement: Any, mode: RgbMode) -> bool:
+    """Right as the table counts it: at ratio 1, rejected (official scoring: or answered right anyway)."""
     if task == "negative_rejection":
-        return bool(judgement.rejected or judgement.correct)
+        return bool(judgement.rejected or (judgement.correct and mode == "official"))
     if task == "counterfactual_robustness":
         return bool(judgement.error_detected)
     return bool(judgement.correct)
@@ -284,15 +319,24 @@ def _answer_text(answer: Any) -> str:
     return "; ".join(element if isinstance(element, str) else " / ".join(map(str, element)) for element in answer)
 
 
-def _wrong_row(row: Mapping[str, Any], judgement: Any) -> str:
+def _documents(row: Mapping[str, Any]) -> list[str]:
+    """A row's documents as texts (a string or anything but a list: none)."""
+    documents = row.get("documents")
+    return [str(d) for d in documents] if isinstance(documents, list) else []
+
+
+def _wrong_row(row: Mapping[str, Any]) -> str:
     expected = _cut(_answer_text(row["answer"]), FULL_CHARS)
     if row.get("counterfactual_answer"):
         expected += f"<br><span class='muted'>planted: {_cut(row['counterfactual_answer'], NAME_CHARS)}</span>"
-    documents = row.get("documents") or []
-    docs = "".join(f"<li class='full'>{_cut(d, FULL_CHARS)}</li>" for d in documents)
+    documents = _documents(row)
+    docs = "".join(f"<li class='full'>{_cut(d, FULL_CHARS)}</li>" for d in documents[:MAX_DOCUMENTS])
+    if len(documents) > MAX_DOCUMENTS:
+        docs += f"<li class='muted'>{len(documents) - MAX_DOCUMENTS} more not shown</li>"
     folded = f"<details class='docs'><summary>{len(documents)} documents</summary><ol>{docs}</ol></details>"
     error = f"<br><span class='muted'>failed: {_cut(row['error'], NAME_CHARS)}</span>" if row.get("error") else ""
+    question = row.get("query") or ""
     return (
-        f"<tr><td class='text'>{_cut(row.get('query', ''), FULL_CHARS)}{folded if documents else ''}</td>"
+        f"<tr><td class='text'>{_cut(question, FULL_CHARS)}{folded if documents else ''}</td>"
         f"<td class='text'>{expected}</td><td class='text full'>{_cut(row['prediction'], FULL_CHARS)}{error}</td></tr>"
     )

@@ -230,6 +230,7 @@ def run_rgb(
                 "counterfactual_answer": record.fakeanswer,
                 "documents": documents,
                 "noise_share": _noise_share(documents, record),
+                "filled": fill,
                 "prediction": prediction,
                 "error": error,
                 "judgement": _judgement_dict(judge_row(row, mode=mode)),

@@ -104,7 +104,10 @@ def test_wilson_interval_matches_newcombe_s_published_values(successes, total, l
 def test_wilson_interval_edges_and_bad_counts() -> None:
     assert wilson_interval(0, 0) == (None, None)
     low, high = wilson_interval(10, 10)
-    assert high == 1.0 and low == pytest.approx(1 / (1 + 1.959963984540054**2 / 10), abs=1e-12)  # p=1: n/(n+z²)
+    assert high == 1 and low == pytest.approx(1 / (1 + 1.959963984540054**2 / 10), abs=1e-12)  # p=1: n/(n+z²)
+    assert wilson_interval(13, 13)[1] == 1 and wilson_interval(0, 10)[0] == 0  # exact, not 0.9999999999999999
+    with pytest.raises(TypeError, match="must be ints"):
+        wilson_interval(2.5, 3)
     for bad in ((3, 2), (-1, 4), (1, -1)):
         with pytest.raises(ValueError, match="successes must be between 0 and total"):
             wilson_interval(*bad)

@@ -4,6 +4,7 @@ its kind, in the mention's own form; nothing of the true answer left; the same s
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -166,8 +167,8 @@ def test_an_organisation_inside_a_longer_name_is_replaced_with_the_whole_name() 
         "Disney", pool=["Facebook"], kinds=kinds,
     )  # fmt: skip
     assert cf.passage == (
-        "Pixar was bought by Facebook in 2006. Facebook paid $7.4 billion. The Facebook deal closed. The Facebook's "
-        "shares rose."  # a "The" opening a sentence stays: it may open "The Disney deal" too
+        "Pixar was bought by Facebook in 2006. Facebook paid $7.4 billion. The Facebook deal closed. Facebook's "
+        "shares rose."  # "The" is the longer name's first word, opening a sentence or not
     )
     mall = make_counterfactual(
         "The mall is owned by the Simon Property Group. Simon Property Group Inc. said so.", "Simon Property Group",
@@ -205,3 +206,62 @@ def test_a_number_in_words_is_a_mention_of_the_number_and_stays_in_words() -> No
         "Three goals.",
         "Four goals.",
     }
+
+
+def test_a_longer_name_stops_at_a_word_opening_the_sentence_a_day_or_a_month() -> None:
+    """Found in review: "Yesterday Walt Disney Company said" became "Facebook said"."""
+    kinds = NameKinds(["Disney bought Pixar.", "Shares of Disney fell.", "Facebook bought Instagram."])
+    for text, expected in [
+        ("Yesterday Walt Disney Company said so.", "Yesterday Facebook said so."),
+        ("On Monday Walt Disney Company announced it.", "On Monday Facebook announced it."),
+    ]:
+        assert make_counterfactual(text, "Disney", pool=["Facebook"], kinds=kinds).passage == expected
+
+
+def test_an_aside_region_goes_with_its_comma_and_a_suffix_stays() -> None:
+    kinds = NameKinds(["born in Hamadan", "born in Hangzhou", "born in Lyon"])
+    for text, answer, expected in [
+        ("Hangzhou, China, is big.", "Hangzhou", "Hamadan is big."),
+        ("The Lyon, France-based firm grew.", "Lyon", "The Hamadan-based firm grew."),
+    ]:
+        assert make_counterfactual(text, answer, pool=["Hamadan"], kinds=kinds).passage == expected
+
+
+def test_a_bare_count_is_not_read_in_names_ordinals_times_or_dates() -> None:
+    """Found in review: with the answer "3" (or "7", "66"), "3rd", "G7", "MP3", "Windows 7", "3 p.m.", "3 May 2019",
+    "Chapter 3", "Route 66" and "Three Billboards" were rewritten. Each stays; the count beside it is replaced."""
+    for text, answer, kept in [
+        ("He finished 3rd in the race, 3 times.", "3", "3rd"),
+        ("The G7 summit had 7 leaders.", "7", "G7"),
+        ("MP3 players sold 3 units.", "3", "MP3"),
+        ("Windows 7 shipped 7 editions.", "7", "Windows 7"),
+        ("at 3 p.m. on 3 May 2019, 3 goals", "3", "at 3 p.m. on 3 May 2019, "),
+        ("Chapter 3 has 3 parts.", "3", "Chapter 3"),
+        ("Route 66 is 66 miles long.", "66", "Route 66"),
+        ("Three Billboards won 3 Oscars.", "3", "Three Billboards"),
+    ]:
+        cf = make_counterfactual(text, answer, seed=0)
+        assert cf.replaced == 1 and kept in cf.passage and cf.passage != text, (text, cf)
+    assert find_mentions("In 3 games he scored.", "3") == [(3, 10)]  # a count after a sentence's opening word
+
+
+def test_number_forms_keep_their_spaces_and_percent_reads_both_ways() -> None:
+    spaced = make_counterfactual("three (3) titles", "3", seed=0)
+    assert re.fullmatch(r"[a-z]+ \(\d\) titles", spaced.passage) and "three" not in spaced.passage
+    percent = make_counterfactual("Up 3%, or 3 percent.", "3%", seed=0)
+    new = percent.wrong.rstrip("%")
+    assert percent.passage == f"Up {new}%, or {new} percent." and new != "3"
+    hundred = make_counterfactual("one hundred copies, 100 in all", "100", seed=0)
+    assert (hundred.replaced, hundred.problem) == (0, "the answer is written in words past ninety-nine")
+
+
+def test_an_organisation_named_x_of_y_has_no_short_name() -> None:
+    """Found in review: "Bank of America ... in America" lost its "America" too."""
+    cf = make_counterfactual("Bank of America is a big bank in America.", "Bank of America", pool=["Wells Fargo Bank"])
+    assert cf.passage == "Wells Fargo Bank is a big bank in America."
+
+
+def test_context_outvotes_a_shape_that_only_leans() -> None:
+    assert name_kind("Phoenix", ["The Oscar went to Phoenix, who played the Joker."]) == "person"
+    assert name_kind("Phoenix") == "place" and name_kind("Best Picture") == "event"
+    assert name_kind("Best Buy", ["Shares of Best Buy fell.", "Best Buy bought Geek Squad."]) == "organisation"

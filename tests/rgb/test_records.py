@@ -171,3 +171,7 @@ def test_without_filling_a_question_with_one_positive_gets_ceil_5r_negatives_bes
     assert sorted(build_documents(grouped, 0.0, fill=False)) == ["A.", "B."]
     assert sorted(build_documents(grouped, 0.4, fill=False)) == ["A.", "B.", "N0", "N1"]
     assert sorted(build_documents(grouped, 0.0)) == ["A.", "B.", "N0", "N1", "N2"]
+    three = RgbRecord(query="Q", answer=[["a"], ["b"], ["c"]], positive=[["A."], ["B."], ["C."]],
+                      negative=[f"N{i}" for i in range(6)])  # fmt: skip
+    counts = [len(build_documents(three, ratio, fill=False)) for ratio in (0.0, 0.2, 0.4, 0.6, 0.8)]
+    assert counts == [3, 4, 5, 5, 5]  # 3 positives, then ceil(5 r) negatives, never past 5 documents

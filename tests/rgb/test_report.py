@@ -12,7 +12,7 @@ import pytest
 from rageval_lc.cli import main
 from rageval_lc.reports.stats import wilson_interval
 from rageval_lc.rgb.records import RgbRecord, build_documents
-from rageval_lc.rgb.report import MAX_WRONG, accuracy_points, render_rgb_html
+from rageval_lc.rgb.report import LIST_BUDGET, MAX_DOCUMENTS, MAX_RATIOS, MAX_WRONG, accuracy_points, render_rgb_html
 from rageval_lc.rgb.run import run_rgb
 
 REJECT = "I can not answer the question because of the insufficient information in documents."
@@ -151,3 +151,49 @@ def test_the_noise_given_is_shown_and_a_filled_ratio_is_called_noisier_than_it_s
     assert "Noisier than the ratio says" not in page
     shares = re.findall(r"noise robustness</td><td class='num'>([\d.]+)</td><td class='num'>(\d+)%</td>", page)
     assert shares == [("0", "0"), ("0.8", "80")]
+
+
+def test_a_run_without_filling_is_not_called_noisier_than_it_says() -> None:
+    """Without filling, one positive and ceil(5 r) negatives: 1 of 2 documents is noise at ratio 0.2 (50 %), as
+    ``--no-fill`` means; the warning is about RGB's filling only."""
+    records = [
+        RgbRecord(id=0, query="Who won race 0?", answer="Ann", positive=["Ann won race 0."],
+                  negative=[f"Rain fell on day {k}." for k in range(6)])
+    ]  # fmt: skip
+    run = run_rgb(_first_document, records, noise_ratios=[0.0, 0.2], fill=False, progress=False)
+    assert [row["noise_share"] for row in run.rows[:2]] == pytest.approx([0.0, 0.5], abs=1e-12)
+    assert all(row["filled"] is False for row in run.rows)
+    page = run.to_html()
+    assert "Noisier than the ratio says" not in page and "<td class='num'>50%</td>" in page
+
+
+def test_lenient_scoring_lists_an_unrejected_right_answer_at_ratio_1_as_wrong() -> None:
+    """Lenient negative rejection counts rejections only: the row is wrong in the table and in the list alike."""
+    rows = [_row("negative_rejection", 1.0, "Ann won.")]
+    assert "1 of 1 wrong" in render_rgb_html(rows, mode="lenient")
+    assert "None: every question was answered" in render_rgb_html(rows, mode="official")
+
+
+def test_the_page_stays_bounded_whatever_the_rows_hold() -> None:
+    many_documents = [_row("noise_robustness", 0.0, "Bob.", documents=[f"doc {i} " + "x" * 3000 for i in range(1000)])]
+    page = render_rgb_html(many_documents)
+    assert f"{1000 - MAX_DOCUMENTS} more not shown" in page and len(page) < 100_000
+    long_rows = [
+        _row("noise_robustness", ratio / 100, f"wrong {i}", documents=["y" * 3000] * 5)
+        for ratio in range(0, 100, 2)
+        for i in range(30)
+    ]
+    page = render_rgb_html(long_rows)
+    assert len(page) < LIST_BUDGET + 100_000 and "Not listed, to keep the page small" in page
+    assert f"{50 - MAX_RATIOS} more noise ratios not drawn" in page
+    odd = render_rgb_html([_row("noise_robustness", 0.0, "Bob.", documents="one long string", query=None)])
+    assert "<li class='full'>o</li>" not in odd and "None" not in odd.split("<main>")[1]
+
+
+def test_the_report_and_the_results_are_never_one_file(tmp_path: Path, capsys) -> None:
+    data = tmp_path / "testbed.json"
+    data.write_text("".join(r.model_dump_json() + "\n" for r in _records()), encoding="utf-8")
+    same = tmp_path / "run.out"
+    argv = ["rgb", "run", str(data), "--system", "tests.rgb.test_report:_first_document", "--no-progress"]
+    assert main([*argv, "--out", str(same), "--html", str(same)]) == 2
+    assert "is the --out file" in capsys.readouterr().err
