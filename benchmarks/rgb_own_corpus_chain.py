@@ -29,7 +29,7 @@ from tiny_llm import gemma_server  # noqa: E402
 
 from rageval_lc.reports.summary import format_table  # noqa: E402
 from rageval_lc.rgb.run import run_rgb  # noqa: E402
-from rageval_lc.rgb.scoring import EvaluationResult  # noqa: E402
+from rageval_lc.rgb.scoring import result_rows  # noqa: E402
 
 
 def guide_run() -> dict:
@@ -61,15 +61,9 @@ def main() -> None:
         gemma = run_rgb(chain, records, fill=False, model_name="gemma-3-270m", progress=True)
     print(f"{len(records)} records; official scoring; documents without filling\n")
 
-    def figure(result: EvaluationResult) -> float:
-        return result.all_rate if result.noise_ratio is not None else result.accuracy
-
     table = [
-        [
-            *(ours.task_type, ours.total_samples, figure(ours), figure(theirs)),
-            *(theirs.error_detection_rate, theirs.error_correction_rate),
-        ]
-        for ours, theirs in zip(baseline.results, gemma.results, strict=True)
+        [*ours[:3], theirs[2], *theirs[4:]]  # the task, its rows, both figures, Gemma's detection and correction
+        for ours, theirs in zip(result_rows(baseline.results), result_rows(gemma.results), strict=True)
     ]
     headers = ["task", "rows", "stand-in %", "Gemma %", "Gemma detection %", "Gemma correction %"]
     print(format_table(headers, table))

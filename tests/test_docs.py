@@ -166,7 +166,8 @@ def test_the_rgb_guide_s_build_command_prints_what_the_page_shows(tmp_path: Path
 
     page = (DOCS / "guide" / "rgb-own-corpus.md").read_text(encoding="utf-8")
     command = re.search(r"^rageval rgb build (.*?)--out (\S+)$", page, re.S | re.M)
-    assert command is not None
+    assert command is not None and command.group(2) == "wiki_testbed.json"  # the file the page's run reads
+    assert "rageval rgb run wiki_testbed.json " in page
     shown = next(lines for first, lines in printed_blocks().items() if first.endswith("integration records"))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "examples").symlink_to(ROOT / "examples")

@@ -32,8 +32,8 @@ _MAX_SKIPPED = 50
 _CSS = (
     BASE_CSS
     + """
-.better { color: #1e8449; } .worse { color: #c0392b; } .muted { color: #8395a7; } p.muted { font-size: 13px; }
-.verdict { font-size: 15px; font-weight: 600; } .cut { color: #8395a7; font-size: 11px; }
+.better { color: #1e8449; } .worse { color: #c0392b; } p.muted { font-size: 13px; }
+.verdict { font-size: 15px; font-weight: 600; }
 """
 )
 

@@ -143,15 +143,25 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _html_unusable(args: argparse.Namespace, source: Path, what: str) -> bool:
+    """Say so and return True when ``--html`` would overwrite the command's input or its ``--out`` file."""
+    if args.html is None:
+        return False
+    if common.unusable(source, what, args.html, "--html", "the report"):
+        return True
+    if args.out is not None and common.same_file(args.out, args.html):
+        common.error(f"--html {args.html} is the --out file; write the report to another file.")
+        return True
+    return False
+
+
 def _score(args: argparse.Namespace) -> int:
     from rageval_lc.rgb.scoring import RgbRow, score_rgb
 
     if common.unusable(args.input, "input", args.out, "--out", "the judgements"):
         return 2
-    if args.html is not None and common.unusable(args.input, "input", args.html, "--html", "the report"):
+    if _html_unusable(args, args.input, "input"):
         return 2
-    if args.html is not None and args.out is not None and common.same_file(args.out, args.html):
-        return common.error(f"--html {args.html} is the --out file; write the report to another file.")
     rows, raw = [], []
     for line_no, data in json_rows(args.input):
         try:
@@ -188,10 +198,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if common.unusable(args.data, "RGB", args.out, "--out", "the results"):
         return 2
-    if args.html is not None and common.unusable(args.data, "RGB", args.html, "--html", "the report"):
+    if _html_unusable(args, args.data, "RGB"):
         return 2
-    if args.html is not None and args.out is not None and common.same_file(args.out, args.html):
-        return common.error(f"--html {args.html} is the --out file; write the report to another file.")
     module_name, _, attribute = args.system.partition(":")
     try:
         if not attribute:

@@ -38,9 +38,8 @@ _TEXT_FIELDS = ("question", "response", "answer")  # shown when a result row kee
 _CSS = (
     BASE_CSS
     + """
-.better { color: #1e8449; } .worse { color: #c0392b; } .muted { color: #8395a7; } p.muted { font-size: 13px; }
+.better { color: #1e8449; } .worse { color: #c0392b; } p.muted { font-size: 13px; }
 .reason { max-width: 460px; color: #2f3542; font-size: 12px; }
-.cut { color: #8395a7; font-size: 11px; }
 details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; font-size: 14px; }
 code { font-size: 12px; }
 """

@@ -69,25 +69,20 @@ _NUM_CELL = " class='num'"
 _CSS = (
     BASE_CSS
     + """
-.bad { color: #c0392b; } .muted { color: #8395a7; }
+.bad { color: #c0392b; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 12px; }
 .card { border: 1px solid #eef0f4; border-radius: 6px; padding: 8px 10px; }
 .card h3 { font-size: 13px; margin: 0 0 4px 0; }
 .card p { font-size: 12px; margin: 0 0 4px 0; color: #57606f; }
 .reason { color: #2f3542; }
 .pill { display: inline-block; padding: 1px 7px; border-radius: 9px; font-size: 11px; background: #eef0f4; }
-.cut { color: #8395a7; font-size: 11px; }
 .ci { color: #57606f; font-weight: normal; }
-details.list { border-top: 1px solid #eef0f4; padding: 6px 0; }
-details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; padding: 4px 0; }
 details.list > summary .muted { font-weight: normal; font-size: 12px; }
 details.more > summary { cursor: pointer; list-style: none; }
 details.more > summary::-webkit-details-marker { display: none; }
 details.more > summary .toggle { color: #3867d6; font-size: 11px; white-space: nowrap; }
 details.more[open] > summary .preview, details.more:not([open]) > summary .hide,
 details.more[open] > summary .show { display: none; }
-.full { white-space: pre-wrap; overflow-wrap: anywhere; }
-td.text { overflow-wrap: anywhere; }
 .conflict { margin: 2px 0; }
 """
 )

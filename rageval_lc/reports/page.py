@@ -1,8 +1,9 @@
 """The frame every HTML report draws its page in: the page itself, its base CSS, and texts escaped and cut.
 
 The run report (:mod:`~rageval_lc.reports.html`), the comparison of two runs
-(:mod:`~rageval_lc.reports.compare_html`) and the alignment report (:mod:`~rageval_lc.align.page`) share
-it, so their pages look alike and stay bounded: a name shows at most :data:`NAME_CHARS` characters.
+(:mod:`~rageval_lc.reports.compare_html`), the alignment report (:mod:`~rageval_lc.align.page`) and the RGB run's
+page (:mod:`~rageval_lc.rgb.report`) share it, so their pages look alike and stay bounded: a name shows at most
+:data:`NAME_CHARS` characters.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ __all__ = ["NAME_CHARS"]
 
 NAME_CHARS = 80  # ids, score, judge and dataset names, the title
 
-#: The page frame the report and the comparison page share (header, sections, tables).
+#: The page frame every report shares (header, sections, tables), and its text classes: ``muted``, ``cut`` (what
+#: :func:`_cut` writes), ``full`` and ``text`` (a whole text), ``details.list`` (a folded list).
 BASE_CSS = """
 body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
        background: #f5f6fa; }
@@ -31,6 +33,10 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
 th { color: #57606f; font-weight: 600; background: #fafbfc; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.muted { color: #8395a7; } .cut { color: #8395a7; font-size: 11px; }
+.full { white-space: pre-wrap; overflow-wrap: anywhere; } td.text { overflow-wrap: anywhere; }
+details.list { border-top: 1px solid #eef0f4; padding: 6px 0; }
+details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; padding: 4px 0; }
 """
 
 

@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.rgb.counterfactual import MONTHS, answer_kind, date_parts, find_mentions, make_counterfactual
-from rageval_lc.rgb.names import US_STATES, NameKinds
+from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual
+from rageval_lc.rgb.names import MONTHS, US_STATES, WEEKDAYS, NameKinds
 
 __all__ = [
     "BuildReport",
@@ -245,43 +245,40 @@ def _city_state_names(passages: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(n for n in names if not any(w.lower() in _NOT_NAMES for w in n.replace(",", "").split())))
 
 
-_NOT_NAMES = {
-    "the",
-    "a",
-    "an",
-    "do",
-    "does",
-    "i",
-    "in",
-    "on",
-    "of",
-    "and",
-    "for",
-    "to",
-    "with",
-    "by",
-    "at",
-    "this",
-    "that",
-    "it",
-    "he",
-    "she",
-    "they",
-    "we",
-    "you",
-    "his",
-    "her",
-    "their",
-    "our",
-    "my",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-} | set(MONTHS)
+_NOT_NAMES = (
+    {
+        "the",
+        "a",
+        "an",
+        "do",
+        "does",
+        "i",
+        "in",
+        "on",
+        "of",
+        "and",
+        "for",
+        "to",
+        "with",
+        "by",
+        "at",
+        "this",
+        "that",
+        "it",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "his",
+        "her",
+        "their",
+        "our",
+        "my",
+    }
+    | set(WEEKDAYS)
+    | set(MONTHS)
+)
 
 
 def _cued_names(passages: Sequence[str], positive: Sequence[str], answer: str) -> list[str]:

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from rageval_lc.rgb.names import (
     CITIES,
+    MONTHS,
     ORGANISATION_WORDS,
     bare_word,
     known_places,
@@ -60,21 +61,6 @@ __all__ = [
     "number_parts",
 ]
 
-#: The months' names, lower-cased.
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 _MONTH = r"(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)"
 _DATE_PATTERNS = [
     re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),

@@ -19,9 +19,11 @@ from collections.abc import Sequence
 __all__ = [
     "CITIES",
     "COUNTRIES",
+    "MONTHS",
     "NAME_KINDS",
     "ORGANISATION_WORDS",
     "US_STATES",
+    "WEEKDAYS",
     "NameKinds",
     "bare_word",
     "is_region",
@@ -32,6 +34,10 @@ __all__ = [
     "whole_names",
     "without_stale_region",
 ]
+
+#: The months' and the days' names, lower-cased: words of the calendar, which are no names.
+MONTHS = "january february march april may june july august september october november december".split()
+WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 
 #: Countries (and the short names news writes), so that a country answer becomes another country.
 COUNTRIES = frozenset(
@@ -340,10 +346,7 @@ class NameKinds:
 _REGION_AFTER = re.compile(r"(?:,\s+[A-Z]\w*(?:\s+[A-Z]\w*){0,2}){1,2}")  # not "France-based"'s "-based" nor a "'s"
 _NAME_WORD = re.compile(r"[A-Z][\w'’&-]*(?:\.(?=\s+[a-z0-9(]|,))?")  # "Inc." in "Inc. said", not "Group." ending one
 _FUNCTION_WORDS = frozenset("A An And As At But By For From In Of On Or The To With".split())
-_CALENDAR_WORDS = frozenset(
-    """Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August
-    September October November December Yesterday Today Tomorrow""".split()
-)
+_CALENDAR_WORDS = frozenset([*(w.capitalize() for w in (*WEEKDAYS, *MONTHS)), "Yesterday", "Today", "Tomorrow"])
 
 
 def _opens_sentence(passage: str, start: int) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 from rageval_lc.reports.html import FULL_CHARS
 from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _page
 from rageval_lc.reports.stats import wilson_interval
-from rageval_lc.rgb.scoring import RgbMode, RgbRow, judge_row, score_rgb
+from rageval_lc.rgb.scoring import RESULT_HEADERS, RgbJudgement, RgbMode, RgbRow, judge_row, result_rows, score_rgb
 
 __all__ = [
     "LIST_BUDGET",
@@ -54,13 +54,8 @@ _CURVES = {"noise_robustness": "#3867d6", "information_integration": "#20bf6b"} 
 _CSS = (
     BASE_CSS
     + """
-.muted { color: #8395a7; } .num { text-align: right; font-variant-numeric: tabular-nums; }
-details.list { border-top: 1px solid #eef0f4; padding: 6px 0; }
-details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; padding: 4px 0; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
 details.docs > summary { cursor: pointer; color: #3867d6; font-size: 12px; }
-.full { white-space: pre-wrap; overflow-wrap: anywhere; }
-td.text { overflow-wrap: anywhere; }
-.cut { color: #8395a7; font-size: 11px; }
 """
 )
 
@@ -84,8 +79,11 @@ class AccuracyPoint:
         return self.correct / self.total if self.total else 0.0
 
 
-def accuracy_points(rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "official") -> dict[str, list[AccuracyPoint]]:
-    """Per task run below noise ratio 1, its accuracy at each ratio (ratio order), scored under ``mode``.
+def accuracy_points(
+    rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "official", judgements: Sequence[RgbJudgement] | None = None
+) -> dict[str, list[AccuracyPoint]]:
+    """Per task run below noise ratio 1, its accuracy at each ratio (ratio order), scored under ``mode`` (or read
+    from ``judgements``, one per row, when the rows were scored already).
 
     Raises:
         ValueError, TypeError, KeyError: If a row is not an RGB row (:meth:`~rageval_lc.rgb.scoring.RgbRow.from_dict`).
@@ -93,12 +91,13 @@ def accuracy_points(rows: Sequence[Mapping[str, Any]], *, mode: RgbMode = "offic
     counts: dict[str, dict[float, list[int]]] = {}
     shares: dict[tuple[str, float], list[float]] = {}
     unfilled: set[tuple[str, float]] = set()
-    for row in rows:
-        scored = RgbRow.from_dict(dict(row))
+    scored_rows = [RgbRow.from_dict(dict(row)) for row in rows]
+    judged = judgements if judgements is not None else [judge_row(scored, mode=mode) for scored in scored_rows]
+    for row, scored, judgement in zip(rows, scored_rows, judged, strict=True):
         if scored.task not in _CURVES or scored.noise_ratio >= 1.0:
             continue
         tally = counts.setdefault(scored.task, {}).setdefault(scored.noise_ratio, [0, 0])
-        tally[0] += judge_row(scored, mode=mode).correct
+        tally[0] += judgement.correct
         tally[1] += 1
         share = row.get("noise_share")
         if isinstance(share, (int, float)) and not isinstance(share, bool):
@@ -136,7 +135,7 @@ def render_rgb_html(
     if failures:
         facts += f" · {failures} calls failed (scored as empty answers)"
     parts = [
-        _chart_section(accuracy_points(rows, mode=mode)),
+        _chart_section(accuracy_points(rows, judgements=judgements)),
         _table_section(results),
         _wrong_section(rows, judgements, mode),
     ]
@@ -247,21 +246,13 @@ def _interval(point: AccuracyPoint) -> str:
 
 def _table_section(results: Sequence[Any]) -> str:
     body = []
-    for r in results:
-        counterfactual = "counterfactual" in r.task_type
-        cells = [
-            _e(r.task_type) if r.noise_ratio is not None else f"<b>{_e(r.task_type)}</b> (all ratios)",
-            str(r.total_samples),
-            f"{r.all_rate if r.noise_ratio is not None else r.accuracy:.1f}",
-            f"{r.rejection_rate:.1f}",
-            f"{r.error_detection_rate:.1f}" if counterfactual else "–",
-            f"{r.error_correction_rate:.1f}" if counterfactual else "–",
-        ]
+    for r, (task, rows, *figures) in zip(results, result_rows(results), strict=True):
+        name = _e(task) if r.noise_ratio is not None else f"<b>{_e(task)}</b> (all ratios)"
+        cells = [name, str(rows), *("–" if f is None else f"{f:.1f}" for f in figures)]
         body.append(
             "<tr>" + "".join(f"<td{'' if i == 0 else ' class=num'}>{c}</td>" for i, c in enumerate(cells)) + "</tr>"
         )
-    headers = ["task", "questions", "accuracy / all_rate %", "rejection %", "error detection %", "error correction %"]
-    head = "".join(f"<th{'' if i == 0 else ' class=num'}>{h}</th>" for i, h in enumerate(headers))
+    head = "".join(f"<th{'' if i == 0 else ' class=num'}>{h}</th>" for i, h in enumerate(RESULT_HEADERS))
     note = (
         "At noise ratio 1 (negative rejection) the figure is the benchmark's: rejections and right answers together; "
         "error correction is over the detected rows in official scoring."

@@ -31,7 +31,16 @@ from typing import Any
 
 from rageval_lc._lazy import import_dspy
 from rageval_lc.rgb.records import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, rgb_prompt
-from rageval_lc.rgb.scoring import EvaluationResult, RgbJudgement, RgbMode, RgbRow, judge_row, score_rgb
+from rageval_lc.rgb.scoring import (
+    RESULT_HEADERS,
+    EvaluationResult,
+    RgbJudgement,
+    RgbMode,
+    RgbRow,
+    judge_row,
+    result_rows,
+    score_rgb,
+)
 
 __all__ = ["DEFAULT_NOISE_RATIOS", "RgbRun", "as_rgb_system", "run_rgb"]
 
@@ -132,20 +141,7 @@ class RgbRun:
         """A readable table of the results."""
         from rageval_lc.reports.summary import format_table
 
-        table = []
-        for r in self.results:
-            table.append(
-                [
-                    r.task_type,
-                    r.total_samples,
-                    r.all_rate if r.noise_ratio is not None else r.accuracy,
-                    r.rejection_rate,
-                    r.error_detection_rate if "counterfactual" in r.task_type else None,
-                    r.error_correction_rate if "counterfactual" in r.task_type else None,
-                ]
-            )
-        headers = ["task", "rows", "accuracy / all_rate %", "rejection %", "error detection %", "error correction %"]
-        return format_table(headers, table)
+        return format_table(list(RESULT_HEADERS), result_rows(self.results))
 
     def to_html(self, title: str = "RGB run") -> str:
         """The run as a self-contained HTML page: accuracy against noise ratio with its intervals, every task,

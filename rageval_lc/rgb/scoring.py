@@ -32,6 +32,7 @@ from typing import Any, Literal, get_args
 from rageval_lc._validation import check_choice
 
 __all__ = [
+    "RESULT_HEADERS",
     "RGB_MODES",
     "RGB_TASKS",
     "EvaluationResult",
@@ -46,6 +47,7 @@ __all__ = [
     "lenient_is_rejection",
     "normalize_answer",
     "official_labels",
+    "result_rows",
     "score_rgb",
 ]
 
@@ -432,3 +434,31 @@ def _result(
             result.correct += j.correct
             result.incorrect += not j.correct
     return result
+
+
+#: The columns of a run's table (:func:`result_rows`), printed by :meth:`~rageval_lc.rgb.run.RgbRun.report` and
+#: drawn by its HTML page.
+RESULT_HEADERS = ("task", "rows", "accuracy / all_rate %", "rejection %", "error detection %", "error correction %")
+
+
+def result_rows(results: Sequence[EvaluationResult]) -> list[list[Any]]:
+    """A row per result, in :data:`RESULT_HEADERS`' order: the benchmark's figure (``all_rate`` at a ratio, the
+    accuracy over a task's ratios), rejections, and error detection and correction on counterfactual tasks only
+    (None elsewhere).
+
+    Example:
+        >>> result_rows([EvaluationResult("noise_robustness_0%", total_samples=4, correct=3, noise_ratio=0.0)])
+        [['noise_robustness_0%', 4, 75.0, 0.0, None, None]]
+    """
+    rows = []
+    for r in results:
+        counterfactual = "counterfactual" in r.task_type
+        rows.append(
+            [
+                *(r.task_type, r.total_samples, r.all_rate if r.noise_ratio is not None else r.accuracy),
+                r.rejection_rate,
+                r.error_detection_rate if counterfactual else None,
+                r.error_correction_rate if counterfactual else None,
+            ]
+        )
+    return rows
