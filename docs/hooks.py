@@ -1,6 +1,9 @@
-"""MkDocs hook: the guide's tables that the code already knows are built from it, so they cannot drift.
+"""The guide's tables that the code already knows, built from it so they cannot drift.
 
-A page asks for one with a marker line, replaced when the page is built:
+A page holds each one between a start marker and ``<!-- /generated -->``, written into the Markdown file so that it
+reads right on GitHub and in an editor; ``python docs/hooks.py --write`` writes them anew from the code (a start
+marker alone gets its text and end marker), ``python docs/hooks.py`` lists the pages whose text is stale, and
+``tests/test_generated_docs.py`` fails on one. The start markers:
 
 * ``<!-- generated: metrics-table FAMILY -->`` (``trace``, ``ragas`` or ``all``): each metric of the registry with
   its scores, what it measures, what it needs and the judge calls it makes in every scoring mode;
@@ -11,11 +14,14 @@ A page asks for one with a marker line, replaced when the page is built:
 * ``<!-- generated: house -->``: the package's rooms in layer order, what each holds and which rooms it imports
   (read from the code: :func:`import_edges`).
 
-An unknown marker fails the build. Every import is made when a table is built.
+As an MkDocs hook it builds each block anew from the code and drops the markers. An unknown marker fails the build.
+Every import is made when a table is built.
 
 Example:
     >>> "| `faithfulness` |" in metrics_table("ragas")
     True
+    >>> render("<!-- generated: rgb-row -->\\n<!-- /generated -->").splitlines()[2]
+    '| field | in a row |'
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import ast
 import dataclasses
 import html
 import re
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,7 +55,11 @@ LAYERS: tuple[str, ...] = (
     "facade",
 )
 
+DOCS = Path(__file__).resolve().parent
 MARKER = re.compile(r"^<!-- generated: (?P<name>[\w-]+)(?: (?P<arg>[\w-]+))? -->$", re.M)
+END = re.compile(r"^<!-- /generated -->$", re.M)
+#: The command that writes every page's generated blocks anew.
+WRITE = "python docs/hooks.py --write"
 
 
 def cell(text: object) -> str:
@@ -58,6 +69,13 @@ def cell(text: object) -> str:
 
 def code(names: Iterator[str] | tuple[str, ...] | list[str]) -> str:
     return ", ".join(f"`{name}`" for name in names)
+
+
+def code_cell(text: str) -> str:
+    """Inline code for a table cell; one holding a pipe as HTML, which GitHub and MkDocs both leave in one cell."""
+    if "|" not in text:
+        return f"`{text}`"
+    return "<code>" + html.escape(text, quote=False).replace("|", "&#124;") + "</code>"
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -197,7 +215,7 @@ def cli_reference() -> str:
     for prog, parser in subcommands(build_parser()):
         parser.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)
         rows = [
-            [f"`{invocation(a)}`", shown_default(a), cell(expanded_help(a, prog))]
+            [code_cell(invocation(a)), shown_default(a), cell(expanded_help(a, prog))]
             for a in parser._actions
             if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
         ]
@@ -313,25 +331,22 @@ def import_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def house() -> str:
-    """The rooms in layer order: what each holds (its package docstring's first line), its modules and lines, and
-    the rooms it imports."""
+    """The rooms in layer order: what each holds (its package docstring's first line), its modules and the rooms
+    it imports (no line counts: they would make the committed table stale at every edit)."""
     edges = import_edges()
     rows = []
     for room in LAYERS:
         modules = sorted(m for m in edges if room_of(m) == room)
         if not modules:
             continue
-        files = [PACKAGE.parent.joinpath(*m.split(".")) for m in modules]
-        paths = [f.with_suffix(".py") if f.with_suffix(".py").exists() else f / "__init__.py" for f in files]
-        lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
         uses = sorted({room_of(t) for m in modules for t in edges[m]} - {room}, key=LAYERS.index)
         about = ""
         if room not in ("core", "facade"):
             doc = ast.get_docstring(ast.parse((PACKAGE / room / "__init__.py").read_text(encoding="utf-8"))) or ""
             about = doc.split("\n\n")[0]
         name = f"`{room}/`" if room not in ("core", "facade") else room
-        rows.append([name, cell(about), str(len(modules)), str(lines), code(uses)])
-    return table(["room", "what it holds", "modules", "lines", "imports from"], rows)
+        rows.append([name, cell(about), str(len(modules)), code(uses)])
+    return table(["room", "what it holds", "modules", "imports from"], rows)
 
 
 GENERATORS: dict[str, Callable[..., str]] = {
@@ -345,21 +360,69 @@ GENERATORS: dict[str, Callable[..., str]] = {
 }
 
 
-def render(markdown: str, where: str = "the page") -> str:
-    """The page with every marker replaced by its table.
+def generated(name: str, arg: str | None, where: str = "the page") -> str:
+    """The text of one generated block.
 
     Raises:
         ValueError: For a marker no generator answers to.
     """
+    generator = GENERATORS.get(name)
+    if generator is None:
+        raise ValueError(f"{where}: unknown generated block {name!r} (known: {', '.join(GENERATORS)})")
+    return generator(arg) if arg else generator()
 
-    def replace(match: re.Match[str]) -> str:
-        generator = GENERATORS.get(match["name"])
-        if generator is None:
-            raise ValueError(f"{where}: unknown generated block {match['name']!r} (known: {', '.join(GENERATORS)})")
-        return generator(match["arg"]) if match["arg"] else generator()
 
-    return MARKER.sub(replace, markdown)
+def render(markdown: str, where: str = "the page") -> str:
+    """The page with each generated block's text built anew: from its start marker to its end marker, or to the
+    start marker's own line where no end marker follows before the next start.
+
+    Raises:
+        ValueError: For a marker no generator answers to, or an end marker with no start.
+    """
+    parts, done = [], 0
+    for start in MARKER.finditer(markdown):
+        following = MARKER.search(markdown, start.end())
+        end = END.search(markdown, start.end(), following.start() if following else len(markdown))
+        if END.search(markdown, done, start.start()):
+            raise ValueError(f"{where}: an end marker with no start marker before {start.group(0)}")
+        text = generated(start["name"], start["arg"], where)
+        parts += [markdown[done : start.start()], f"{start.group(0)}\n\n{text}\n\n<!-- /generated -->"]
+        done = end.end() if end else start.end()
+    if END.search(markdown, done):
+        raise ValueError(f"{where}: an end marker with no start marker")
+    return "".join([*parts, markdown[done:]])
+
+
+def pages(docs: Path = DOCS) -> list[Path]:
+    """The pages of the guide that hold a generated block."""
+    return [path for path in sorted(docs.rglob("*.md")) if MARKER.search(path.read_text(encoding="utf-8"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """List the pages whose generated text differs from the code (exit status 1), or ``--write`` them anew."""
+    parser = argparse.ArgumentParser(prog="python docs/hooks.py", description=main.__doc__)
+    parser.add_argument("--write", action="store_true", help="write the stale pages' generated blocks anew")
+    write = parser.parse_args(argv).write
+    stale = 0
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        fresh = render(text, path.relative_to(DOCS.parent).as_posix())
+        if fresh != text:
+            stale += 1
+            print(f"{'wrote' if write else 'stale'}: {path.relative_to(DOCS.parent).as_posix()}")
+            if write:
+                path.write_text(fresh, encoding="utf-8")
+    if stale and not write:
+        print(f"run `{WRITE}` to write them anew")
+    return 1 if stale and not write else 0
 
 
 def on_page_markdown(markdown: str, *, page: Any, **_: Any) -> str:
-    return render(markdown, page.file.src_path)
+    """The page as built: each generated block anew from the code, its markers dropped."""
+    fresh = render(markdown, page.file.src_path)
+    return END.sub("", MARKER.sub("", fresh))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(PACKAGE.parent))  # the package of this checkout, installed or not
+    raise SystemExit(main())
