@@ -18,7 +18,12 @@ win/tie/loss counts; --html writes a page with a forest plot and the rows that c
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_a", type=Path, help="results JSONL of run A (the baseline)")
     parser.add_argument("run_b", type=Path, help="results JSONL of run B (the candidate)")
-    parser.add_argument("--by", metavar="FIELD", help="also compare per subset of this field (e.g. dataset)")
+    parser.add_argument(
+        "--by",
+        metavar="FIELD",
+        help="also compare per subset of this field: of the result rows, their details, or the input rows' own "
+        "fields (kept under metadata.row), e.g. dataset; a field no row has is an error listing those there are",
+    )
     common.json_option(parser)
     common.html_option(parser, "write a self-contained HTML page here")
     parser.add_argument("--top", type=int, default=10, help="rows that changed most listed per score (at most 50)")

@@ -181,10 +181,11 @@ def evaluate_lines(
     """Score JSONL lines and write one JSON result line per input row to ``out``, as each row finishes.
 
     Blank lines are skipped. Output rows carry ``line`` (1-based input line), ``input_sha256``
-    (:func:`~rageval_lc.files.line_sha256` of that line), ``run`` (:func:`run_settings`) and the row's
-    ``question`` and ``response`` (so that reports can show what was judged; absent on an unreadable row)
-    besides the fields of :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in completion
-    order.
+    (:func:`~rageval_lc.files.line_sha256` of that line), ``run`` (:func:`run_settings`), the row's
+    ``question`` and ``response`` (so that reports can show what was judged; absent on an unreadable row) and,
+    when it has any, its ``metadata`` (a generic row's other fields under ``metadata.row``, for ``rageval compare
+    --by``) besides the fields of :meth:`SampleResult.to_row`; with ``concurrency`` > 1 they are written in
+    completion order.
 
     Args:
         lines: the input lines (an open file works; read lazily). Bytes are decoded line by line: a
@@ -232,7 +233,7 @@ def evaluate_lines(
     for row in kept:
         count(row)
 
-    def items() -> Iterator[tuple[tuple[int, str | bytes, dict[str, str]], RagSample | Unreadable]]:
+    def items() -> Iterator[tuple[tuple[int, str | bytes, dict[str, Any]], RagSample | Unreadable]]:
         for line_no, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -240,7 +241,11 @@ def evaluate_lines(
                 report.skipped += 1
                 continue
             sample = parse_line(line, line_no)
-            shown = {"question": sample.question, "response": sample.response} if isinstance(sample, RagSample) else {}
+            shown: dict[str, Any] = {}
+            if isinstance(sample, RagSample):
+                shown = {"question": sample.question, "response": sample.response}
+                if sample.metadata:  # the row's own metadata, its other fields under "row"
+                    shown["metadata"] = sample.metadata
             yield (line_no, line, shown), sample
 
     options = {

@@ -35,6 +35,7 @@ __all__ = [
     "Comparison",
     "Pair",
     "compare",
+    "fields_of",
     "format_comparison",
     "format_p",
     "pair_rows",
@@ -110,14 +111,15 @@ def compare(
         run_a, run_b: a results file (JSONL written by ``rageval evaluate --out``), or its rows (dicts with
             ``id``, ``status`` and ``scores``; an :class:`~rageval_lc.engine.engine.EvaluationRun` works too).
         by: also compare per subset of this field (see :func:`subset_of`; pairs naming none go under
-            :data:`MISSING`).
+            :data:`MISSING`; a field no paired row names is an error).
         n_resamples: paired-bootstrap resamples and Monte-Carlo permutations (the permutation test is exact
             while ``2**n`` ≤ this).
         confidence: the intervals' coverage.
         seed: the seed of both.
 
     Raises:
-        ValueError: If a run is not result rows (naming the file and line), or no row is paired.
+        ValueError: If a run is not result rows (naming the file and line), no row is paired, or no paired row
+            has the field ``by`` (the message lists the fields there are).
         OSError: If a file cannot be read.
     """
     rows_a, rows_b = _rows(run_a, "run_a"), _rows(run_b, "run_b")
@@ -139,6 +141,9 @@ def compare(
         groups: dict[str, list[Pair]] = {}
         for pair in pairs:
             groups.setdefault(subset_of(pair, by), []).append(pair)
+        if list(groups) == [MISSING]:  # a misspelt or absent field: every row under (missing) says nothing
+            there = ", ".join(fields_of(row for pair in pairs for row in (pair.a, pair.b))) or "none"
+            raise ValueError(f"no row has the field {by!r} to compare by; the fields there are: {there}.")
         for subset in sorted(groups, key=lambda s: (s == MISSING, s)):
             subsets[subset] = {name: _figures(groups[subset], name, options) for name in names}
     return Comparison(scores=scores, unpaired=unpaired, pairs=pairs, by_field=by, by=subsets, one_sided=one_sided)
@@ -186,28 +191,65 @@ def _in_line_order(rows: Sequence[Row]) -> list[Row]:
 
 
 def subset_of(pair: Pair, name: str) -> str:
-    """The subset of a pair for ``by=name``: the field on run A's row, else in its ``details``, else the same on
-    run B's row; for ``dataset``, else the dataset a RAGBench id names (``covidqa_test:12:gpt-4`` → ``covidqa``);
-    else :data:`MISSING`.
+    """The subset of a pair for ``by=name``: the field on run A's row, else in its ``details``, its ``metadata``
+    or the input row's other fields (``metadata.row``), else the same on run B's row; for ``dataset``, else the
+    dataset a RAGBench id names (``covidqa_test:12:gpt-4`` → ``covidqa``); else :data:`MISSING`.
 
     Example:
-        >>> row = {"id": "covidqa_validation:1058:gpt-3.5", "details": {"judge": "labels"}}
-        >>> subset_of(Pair("k", 0, row, row), "dataset"), subset_of(Pair("k", 0, row, row), "judge")
-        ('covidqa', 'labels')
+        >>> row = {"id": "covidqa_validation:1058:gpt-3.5", "details": {"judge": "labels"},
+        ...        "metadata": {"row": {"kind": "howto"}}}
+        >>> [subset_of(Pair("k", 0, row, row), name) for name in ("dataset", "judge", "kind", "topic")]
+        ['covidqa', 'labels', 'howto', '(missing)']
     """
     for row in (pair.a, pair.b):
-        for source in (row, row.get("details") or {}):
-            value = source.get(name) if isinstance(source, Mapping) else None
+        for source in _sources(row):
+            value = source.get(name)
             if isinstance(value, (str, int, float, bool)) and str(value) != "":
                 return str(value)
     if name == "dataset":
-        row_id = pair.a.get("id")
-        if isinstance(row_id, str) and row_id.count(":") >= 2:  # RAGBench ids: dataset_split:id:generator
-            dataset = row_id.split(":", 1)[0]
-            for split in ("_validation", "_test", "_train"):
-                dataset = dataset.removesuffix(split)
+        dataset = _ragbench_dataset(pair.a.get("id"))
+        if dataset is not None:
             return dataset
     return MISSING
+
+
+#: Fields of a result row that differ on every row: no subsets to compare by.
+_PER_ROW = frozenset({"id", "line", "input_sha256", "question", "response"})
+
+
+def fields_of(rows: Iterable[Row]) -> list[str]:
+    """The fields ``by`` could name in these rows (see :func:`subset_of`), sorted: those with a plain value, but
+    the ones every row has its own of (``id``, ``line``, ``question`` ...).
+
+    Example:
+        >>> fields_of([{"id": "a", "line": 1, "details": {"judge": "labels"}, "metadata": {"row": {"kind": "x"}}}])
+        ['judge', 'kind']
+    """
+    names: set[str] = set()
+    for row in rows:
+        for source in _sources(row):
+            names.update(k for k, v in source.items() if isinstance(v, (str, int, float, bool)) and str(v) != "")
+        if _ragbench_dataset(row.get("id")) is not None:
+            names.add("dataset")
+    return sorted(names - _PER_ROW)
+
+
+def _sources(row: Row) -> list[Mapping[str, Any]]:
+    """Where a row's fields are read, in order: the row, its ``details``, its ``metadata``, ``metadata.row``."""
+    details, metadata = row.get("details"), row.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    kept = metadata.get("row")
+    return [row, details if isinstance(details, Mapping) else {}, metadata, kept if isinstance(kept, Mapping) else {}]
+
+
+def _ragbench_dataset(row_id: object) -> str | None:
+    """The dataset a RAGBench id names (``dataset_split:id:generator``), else None."""
+    if not isinstance(row_id, str) or row_id.count(":") < 2:
+        return None
+    dataset = row_id.split(":", 1)[0]
+    for split in ("_validation", "_test", "_train"):
+        dataset = dataset.removesuffix(split)
+    return dataset
 
 
 def format_comparison(result: Comparison, *, names: tuple[str, str] | None = None) -> str:

@@ -92,7 +92,8 @@ def test_cli_reproduces_every_released_ragbench_score(ragbench_files: list[Path]
         for metric, column in RELEASED.items():
             assert row["scores"][metric] == float(original[column]), (row["id"], metric)
             assert row["status"][metric] == "ok"
-        assert set(row) == RESULT_FIELDS
+        assert set(row) == RESULT_FIELDS | {"metadata"}  # a RAGBench row's: its dataset and models
+        assert row["metadata"]["dataset_name"] == original["dataset_name"]
     summary = capsys.readouterr().err
     assert "2981 rows scored, 0 failed, 0 undetermined." in summary
     assert "judge labels, trace_labels: 0 model calls, 0 tokens (estimated)." in summary

@@ -403,3 +403,51 @@ def test_an_ok_score_without_a_usable_number_counts_as_an_error_in_the_summary()
     ]
     (summary,) = summarize(rows)
     assert (summary.mean, summary.ok, summary.error) == (0.5, 1, 2)
+
+
+def kinds_input(path: Path, unsupported: dict[str, list[str]]) -> Path:
+    """Four generic rows with an extra field ``kind`` (two 'fact', two 'howto'), labelled; ``unsupported`` gives
+    the unsupported response-sentence keys per id (none by default: adherence 1.0; ["a"]: 0.0)."""
+    rows = []
+    for row_id, kind in (("r1", "fact"), ("r2", "fact"), ("r3", "howto"), ("r4", "howto")):
+        bad = unsupported.get(row_id, [])
+        labels = {"all_relevant_sentence_keys": ["0a"], "unsupported_response_sentence_keys": bad}
+        rows.append(
+            {"id": row_id, "question": "What do cats do?", "contexts": ["Cats sleep. Cats hunt."],
+             "response": "Cats sleep.", "labels": labels, "kind": kind}
+        )  # fmt: skip
+    return write_rows(path, rows)
+
+
+def test_compare_by_a_field_of_the_input_rows_kept_under_metadata_row(tmp_path: Path, capsys) -> None:
+    # The guide: a generic row's other fields are kept under metadata.row, so --by reads them.
+    out_a, out_b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for source, out, unsupported in (("in_a.jsonl", out_a, {}), ("in_b.jsonl", out_b, {"r3": ["a"]})):
+        path = kinds_input(tmp_path / source, unsupported)
+        assert main(["evaluate", str(path), "--judge", "labels", "--out", str(out), "--no-progress"]) == 0
+    rows = [json.loads(line) for line in out_a.read_text().splitlines()]
+    assert [row["metadata"] for row in rows] == [{"row": {"kind": k}} for k in ("fact", "fact", "howto", "howto")]
+    capsys.readouterr()
+    assert main(["compare", str(out_a), str(out_b), "--by", "kind", "--json", "--bootstrap", "100"]) == 0
+    by = json.loads(capsys.readouterr().out)["by"]
+    assert list(by) == ["fact", "howto"]  # no "(missing)"
+    # adherence: fact rows 1.0 in both runs; howto: r3 drops from 1.0 to 0.0, r4 stays: mean difference -0.5
+    fact, howto = by["fact"]["adherence"], by["howto"]["adherence"]
+    assert (fact["n"], fact["diff"], fact["ties"]) == (2, 0.0, 2)
+    assert (howto["n"], howto["diff"], howto["losses"]) == (2, pytest.approx(-0.5, abs=1e-12), 1)
+
+
+def test_compare_by_a_field_no_row_has_is_an_error_naming_the_fields_there_are(tmp_path: Path, capsys) -> None:
+    out_a, out_b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for out in (out_a, out_b):
+        path = kinds_input(tmp_path / "in.jsonl", {})
+        assert main(["evaluate", str(path), "--judge", "labels", "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(out_a), str(out_b), "--by", "knd"]) == 2
+    err = capsys.readouterr().err
+    # the rows' plain fields but those each row has its own of (id, line, question ...): only kind here
+    assert err == "rageval: error: no row has the field 'knd' to compare by; the fields there are: kind.\n"
+    from rageval_lc.reports.compare import compare
+
+    with pytest.raises(ValueError, match="no row has the field 'knd'"):
+        compare(out_a, out_b, by="knd")
