@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--system",
         required=True,
         help="the system under test, as module:attribute (a LangChain Runnable, a DSPy program or a callable "
-        "(question, documents) -> str)",
+        "(question, documents) -> str); the module is imported with the working directory first on the import "
+        "path, as python -m does: my_rag:chain finds my_rag.py in the folder you run in",
     )
     run.add_argument("--noise-ratios", help="comma-separated noise ratios (default per file kind)")
     run.add_argument("--no-rejection", action="store_true", help="skip the ratio-1 negative-rejection pass")
@@ -191,20 +192,15 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import importlib
-
     from rageval_lc.rgb.records import load_rgb
-    from rageval_lc.rgb.run import run_rgb
+    from rageval_lc.rgb.run import load_system, run_rgb
 
     if common.unusable(args.data, "RGB", args.out, "--out", "the results"):
         return 2
     if _html_unusable(args, args.data, "RGB"):
         return 2
-    module_name, _, attribute = args.system.partition(":")
     try:
-        if not attribute:
-            raise ValueError("--system must look like package.module:attribute")
-        system = getattr(importlib.import_module(module_name), attribute)
+        system = load_system(args.system)
         ratios = [float(r) for r in args.noise_ratios.split(",")] if args.noise_ratios else None
         records = load_rgb(args.data)[: args.limit] if args.limit else load_rgb(args.data)
     except (ImportError, AttributeError, ValueError) as exc:

@@ -42,7 +42,7 @@ from rageval_lc.rgb.scoring import (
     score_rgb,
 )
 
-__all__ = ["DEFAULT_NOISE_RATIOS", "RgbRun", "as_rgb_system", "run_rgb"]
+__all__ = ["DEFAULT_NOISE_RATIOS", "RgbRun", "as_rgb_system", "load_system", "run_rgb"]
 
 DEFAULT_NOISE_RATIOS: dict[str, tuple[float, ...]] = {
     "en": (0.0, 0.2, 0.4, 0.6, 0.8),
@@ -71,6 +71,44 @@ def _text(output: Any) -> str:
                 return value
     msg = f"Cannot read an answer from the system's output of type {type(output).__name__}."
     raise TypeError(msg)
+
+
+def load_system(spec: str) -> Any:
+    """The object ``module:attribute`` names (``rageval rgb run --system``), imported with the working directory
+    first on the import path, as ``python -m`` and uvicorn have it: ``my_rag:chain`` finds ``my_rag.py`` in the
+    folder the command runs in. The attribute may be dotted (``my_rag:app.chain``).
+
+    Example:
+        >>> load_system("os.path:join").__name__
+        'join'
+
+    Raises:
+        ValueError: If ``spec`` is not ``module:attribute``, its module is not found (the message names the folder
+            searched) or has no such attribute.
+    """
+    import importlib
+    import os
+
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"--system must look like module:attribute (e.g. my_rag:chain). Got {spec!r}.")
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module_name.startswith(exc.name):
+            raise  # a module the system's own code imports: its error as it is
+        where = f"in the working directory ({here}) or the installed packages"
+        msg = f"--system {spec}: no module named {exc.name!r} {where}."
+        raise ValueError(msg) from exc
+    path = module_name
+    for name in attribute.split("."):
+        if not hasattr(found, name):
+            raise ValueError(f"--system {spec}: {path} has no attribute {name!r}.")
+        found, path = getattr(found, name), f"{path}.{name}"
+    return found
 
 
 def as_rgb_system(system: Any) -> System:

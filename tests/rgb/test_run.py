@@ -202,3 +202,33 @@ def test_cli_rgb_run(shared: Path, tmp_path: Path, capsys) -> None:
     # the benchmark takes min(5, passages) counterfactual passages and, at noise 0, no negatives
     assert len(lines[0]["documents"]) == min(5, len(first.positive_wrong or [])) == 3
     assert main(["rgb", "run", str(shared / "data" / "rgb" / "en_fact.json"), "--system", "nowhere"]) == 2
+
+
+def test_cli_rgb_run_imports_the_system_from_the_working_directory(tmp_path: Path) -> None:
+    # A user's my_rag.py in the folder the command runs in, as `python -m` and uvicorn find it; the console
+    # script's own sys.path holds only its bin folder and site-packages.
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    script = shutil.which("rageval", path=str(Path(sys.executable).parent)) or shutil.which("rageval")
+    assert script is not None, "the 'rageval' console script is not installed"
+    (tmp_path / "my_rag.py").write_text(
+        "def chain(question, documents):\n    return ' '.join(documents)\n", encoding="utf-8"
+    )  # echoes the documents: at noise 0, the positive with the answer
+    record = {"id": 0, "query": "Who won in 2022?", "answer": "Ann", "positive": ["Ann won in 2022."],
+              "negative": ["It rained."]}  # fmt: skip
+    (tmp_path / "rgb.json").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run(
+        [script, "rgb", "run", "rgb.json", "--system", "my_rag:chain", "--noise-ratios", "0", "--no-rejection"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**env, "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "noise_robustness_0%" in done.stdout and "100.000" in done.stdout  # the one answer is right
+    help_text = subprocess.run([script, "rgb", "run", "--help"], capture_output=True, text=True, check=True).stdout
+    assert "working directory" in " ".join(help_text.split())
