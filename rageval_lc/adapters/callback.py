@@ -63,7 +63,7 @@ from rageval_lc.reports.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
 
-__all__ = ["CLOSED_REASON", "ChildRun", "RagEvalCallbackHandler"]
+__all__ = ["CLOSED_REASON", "ChildRun", "RagEvalCallbackHandler", "RunResults"]
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +99,32 @@ class ChildRun:
     outputs: Any = None
     run_id: UUID | None = None
     parent_run_id: UUID | None = None
+
+
+class RunResults(dict[str, SampleResult]):
+    """The handler's results by run id: the keys are strings, and a run's ``UUID`` finds its result too.
+
+    Example:
+        >>> from uuid import UUID
+        >>> results = RunResults({"8c2f1b5e-0000-4000-8000-000000000000": "a result"})
+        >>> run_id = UUID("8c2f1b5e-0000-4000-8000-000000000000")
+        >>> results[run_id], run_id in results, results.get(UUID(int=0))
+        ('a result', True, None)
+    """
+
+    def __getitem__(self, run_id: UUID | str) -> SampleResult:
+        return super().__getitem__(_run_key(run_id))
+
+    def __contains__(self, run_id: object) -> bool:
+        return super().__contains__(_run_key(run_id))
+
+    def get(self, run_id: UUID | str, default: Any = None) -> Any:
+        """The result of the run, or ``default``."""
+        return super().get(_run_key(run_id), default)
+
+
+def _run_key(run_id: Any) -> Any:
+    return str(run_id) if isinstance(run_id, UUID) else run_id
 
 
 @dataclass
@@ -137,7 +163,8 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             ``embeddings``, ... (see ``evaluate_sample``).
 
     Attributes:
-        results: ``SampleResult`` per run id (as a string), in completion order.
+        results: ``SampleResult`` per run id, in completion order (:class:`RunResults`: keyed by the id as a
+            string; ``results[run_id]`` takes the ``UUID`` passed in ``config={"run_id": ...}`` as well).
         sink_failures: per sink (by name), how many records it failed to take.
         closed: True once :meth:`close` was called; later runs become ``error`` results.
     """
@@ -176,7 +203,7 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         self.quiet_s = max(0.0, quiet_ms) / 1000.0
         self.max_delay_s = max_delay_s
         self._last_event = time.monotonic()
-        self.results: dict[str, SampleResult] = {}
+        self.results: RunResults = RunResults()
         self._lock = threading.RLock()
         self._root_of: dict[UUID, UUID] = {}
         self._pending: dict[UUID, _Collected] = {}

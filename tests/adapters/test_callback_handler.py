@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import uuid
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,6 +27,7 @@ from rageval_lc.judges.base import BaseJudge
 from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.verdicts import Judgement
 from tests.fakes import bag_of_words_embeddings
+from tests.floats import ABS
 from tests.scoring.test_ragas_family import GUIDE_RESPONSE, QUESTION, fake_judge
 
 ANSWER = "Cats sleep a lot. Cats can fly."
@@ -557,3 +559,18 @@ def test_no_contexts_is_warned_once_per_handler(caplog: pytest.LogCaptureFixture
     assert [(r["status"]["faithfulness"], r["reason"]["faithfulness"]) for r in sink.records] == [
         ("undetermined", "No retrieved contexts were found in the run.")
     ] * 4
+
+
+def test_results_are_found_by_the_run_id_given_as_a_uuid_or_a_string() -> None:
+    """Issue 44, item 8: ``handler.results[run_id]`` with the UUID passed in ``config={"run_id": ...}``."""
+    run_id = uuid.uuid4()
+    handler = RagEvalCallbackHandler(["faithfulness"], judge=CopyJudge(), background=False)
+    rag_chain().invoke("Q0", config={"callbacks": [handler], "run_id": run_id})
+    result = handler.results[run_id]
+    assert result is handler.results[str(run_id)] is handler.results.get(run_id)
+    assert run_id in handler.results and str(run_id) in handler.results
+    assert list(handler.results) == [str(run_id)]  # the keys stay strings, as in the records' run_id
+    assert result.scores()["faithfulness"] == pytest.approx(1 / 2, abs=ABS)  # CopyJudge: 1 of 2 sentences copied
+    assert uuid.uuid4() not in handler.results and handler.results.get(uuid.uuid4()) is None
+    with pytest.raises(KeyError):
+        handler.results[uuid.uuid4()]
