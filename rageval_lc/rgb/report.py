@@ -34,7 +34,16 @@ from typing import Any
 from rageval_lc.reports.html import FULL_CHARS
 from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _page
 from rageval_lc.reports.stats import wilson_interval
-from rageval_lc.rgb.scoring import RESULT_HEADERS, RgbJudgement, RgbMode, RgbRow, judge_row, result_rows, score_rgb
+from rageval_lc.rgb.scoring import (
+    RESULT_HEADERS,
+    RESULT_LEGEND,
+    RgbJudgement,
+    RgbMode,
+    RgbRow,
+    judge_row,
+    result_rows,
+    score_rgb,
+)
 
 __all__ = [
     "LIST_BUDGET",
@@ -253,10 +262,7 @@ def _table_section(results: Sequence[Any]) -> str:
             "<tr>" + "".join(f"<td{'' if i == 0 else ' class=num'}>{c}</td>" for i, c in enumerate(cells)) + "</tr>"
         )
     head = "".join(f"<th{'' if i == 0 else ' class=num'}>{h}</th>" for i, h in enumerate(RESULT_HEADERS))
-    note = (
-        "At noise ratio 1 (negative rejection) the figure is the benchmark's: rejections and right answers together; "
-        "error correction is over the detected rows in official scoring."
-    )
+    note = _e(RESULT_LEGEND)
     table = f"<table><tr>{head}</tr>{''.join(body)}</table>"
     return f"<section><h2>Every task</h2><p class='muted'>{note}</p>{table}</section>"
 

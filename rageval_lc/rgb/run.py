@@ -33,6 +33,7 @@ from rageval_lc._lazy import import_dspy
 from rageval_lc.rgb.records import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, rgb_prompt
 from rageval_lc.rgb.scoring import (
     RESULT_HEADERS,
+    RESULT_LEGEND,
     EvaluationResult,
     RgbJudgement,
     RgbMode,
@@ -176,10 +177,13 @@ class RgbRun:
     model_name: str = ""
 
     def report(self) -> str:
-        """A readable table of the results."""
+        """A readable table of the results, then what its figures are (``scoring.RESULT_LEGEND``)."""
+        import textwrap
+
         from rageval_lc.reports.summary import format_table
 
-        return format_table(list(RESULT_HEADERS), result_rows(self.results))
+        legend = textwrap.fill(RESULT_LEGEND, width=100)
+        return f"{format_table(list(RESULT_HEADERS), result_rows(self.results))}\n{legend}"
 
     def to_html(self, title: str = "RGB run") -> str:
         """The run as a self-contained HTML page: accuracy against noise ratio with its intervals, every task,

@@ -33,6 +33,7 @@ from rageval_lc._validation import check_choice
 
 __all__ = [
     "RESULT_HEADERS",
+    "RESULT_LEGEND",
     "RGB_MODES",
     "RGB_TASKS",
     "EvaluationResult",
@@ -437,26 +438,36 @@ def _result(
 
 
 #: The columns of a run's table (:func:`result_rows`), printed by :meth:`~rageval_lc.rgb.run.RgbRun.report` and
-#: drawn by its HTML page.
-RESULT_HEADERS = ("task", "rows", "accuracy / all_rate %", "rejection %", "error detection %", "error correction %")
+#: drawn by its HTML page; :data:`RESULT_LEGEND` says what each figure is.
+RESULT_HEADERS = ("task", "rows", "right %", "rejected %", "error detection %", "error correction %")
+#: What the figures of :data:`RESULT_HEADERS` are, printed under the table.
+RESULT_LEGEND = (
+    "Figures per 100 rows of the line. right %: answers right (negative_rejection: rejected or right, RGB's "
+    "all_rate, the same on its ratio line and its task line); rejected %: answers that decline; error detection % "
+    "and error correction % (official rules: per 100 detected rows): counterfactual rows only. A task's line without "
+    "a ratio counts the rows of all its ratios."
+)
 
 
 def result_rows(results: Sequence[EvaluationResult]) -> list[list[Any]]:
-    """A row per result, in :data:`RESULT_HEADERS`' order: the benchmark's figure (``all_rate`` at a ratio, the
-    accuracy over a task's ratios), rejections, and error detection and correction on counterfactual tasks only
-    (None elsewhere).
+    """A row per result, in :data:`RESULT_HEADERS`' order: the share of right answers (for negative rejection,
+    rejected or right: RGB's ``all_rate`` at ratio 1, on the task's line too), rejections, and error detection and
+    correction on counterfactual tasks only (None elsewhere); every figure in percent.
 
     Example:
-        >>> result_rows([EvaluationResult("noise_robustness_0%", total_samples=4, correct=3, noise_ratio=0.0)])
-        [['noise_robustness_0%', 4, 75.0, 0.0, None, None]]
+        >>> result_rows([EvaluationResult("noise_robustness_0%", total_samples=4, correct=3, noise_ratio=0.0),
+        ...              EvaluationResult("negative_rejection", total_samples=4, rejected=1)])
+        [['noise_robustness_0%', 4, 75.0, 0.0, None, None], ['negative_rejection', 4, 25.0, 25.0, None, None]]
     """
     rows = []
     for r in results:
         counterfactual = "counterfactual" in r.task_type
+        right = r.accuracy
+        if r.task_type.startswith("negative_rejection") and r.total_samples:  # declining is the right answer
+            right = 100.0 * (r.rejected + r.correct) / r.total_samples
         rows.append(
             [
-                *(r.task_type, r.total_samples, r.all_rate if r.noise_ratio is not None else r.accuracy),
-                r.rejection_rate,
+                *(r.task_type, r.total_samples, right, r.rejection_rate),
                 r.error_detection_rate if counterfactual else None,
                 r.error_correction_rate if counterfactual else None,
             ]

@@ -285,3 +285,28 @@ def test_rgb_rows_are_read_from_json_objects() -> None:
         RgbRow.from_dict({"prediction": 1, "answer": "x", "task": "t"})
     with pytest.raises(TypeError, match="'noise_ratio' must be a number, got True"):
         RgbRow.from_dict({"prediction": "x", "answer": "x", "task": "t", "noise_ratio": True})
+
+
+def test_the_table_says_what_each_figure_is_and_a_task_line_counts_as_its_ratio_lines() -> None:
+    from rageval_lc.rgb.scoring import RESULT_HEADERS, RESULT_LEGEND, result_rows
+
+    # The guide's run printed negative_rejection_100% 11.364 beside negative_rejection 0.000 in one column: the
+    # ratio line counted rejections with right answers (RGB's all_rate), the task line right answers only.
+    rows = [
+        RgbRow(REJECT, "Paris", "negative_rejection", noise_ratio=1.0),  # rejected
+        RgbRow("London", "Paris", "negative_rejection", noise_ratio=1.0),  # wrong
+        RgbRow("Paris", "Paris", "noise_robustness", noise_ratio=0.0),  # right
+        RgbRow("Lyon", "Paris", "noise_robustness", noise_ratio=0.4),  # wrong
+    ]
+    close = {"abs": 1e-9}
+    for mode in ("official", "lenient"):
+        table = {row[0]: row for row in result_rows(score_rgb(rows, mode=mode)[0])}
+        # negative rejection: 1 of 2 rejected (and none right), on the ratio line and the task line alike
+        for task in ("negative_rejection_100%", "negative_rejection"):
+            assert table[task][2:4] == [pytest.approx(50.0, **close), pytest.approx(50.0, **close)], (mode, task)
+        # noise robustness: 1 right of 2 over both ratios, none rejected
+        assert table["noise_robustness"][2:4] == [pytest.approx(50.0, **close), pytest.approx(0.0, **close)]
+    # the headers and the legend say what the figures are, in percent of the line's rows
+    assert RESULT_HEADERS[2:4] == ("right %", "rejected %")
+    assert "negative_rejection: rejected or right" in RESULT_LEGEND
+    assert "per 100 rows" in RESULT_LEGEND
