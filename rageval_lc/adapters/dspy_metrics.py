@@ -3,10 +3,14 @@
 It returns a float when ``trace`` is None (``dspy.Evaluate``), a bool — score ≥ ``threshold`` — while
 an optimizer bootstraps demonstrations (``trace`` given), and ``dspy.Prediction(score=, feedback=)``
 when feedback is asked for (GEPA passes ``pred_name``; or ``feedback=True``), the feedback being the
-metric's reason. The question and reference come from the example, the answer and contexts from the
-prediction (the contexts from the example when the prediction has none). Without contexts a metric that
-needs them is undetermined: the metric returns ``undetermined_score`` with a ``RuntimeWarning`` giving the
-reason, or says it in the feedback.
+metric's reason. The question and reference come from the example, the answer from the prediction. The
+contexts are the ones the program used: the prediction's own; else the inputs of the predictor call that
+made the prediction (DSPy's trace records every call: what DSPy's RAG tutorial returns,
+``self.respond(context=context, question=question)``, is found so), or, in the trace an optimizer passes
+while compiling, the last predictor call given some; else the example's. A metric that needs contexts and
+finds none of these at its first call raises ``ValueError`` saying how to pass them; later, a score that
+cannot be determined (no contexts, no reference) returns ``undetermined_score`` with a ``RuntimeWarning``
+giving the reason, or says it in the feedback.
 
 Example:
     >>> import dspy
@@ -18,11 +22,11 @@ Example:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rageval_lc._lazy import import_dspy
-from rageval_lc.adapters.common import FieldMap, MetricScorer
+from rageval_lc.adapters.common import FieldMap, MetricScorer, _as_mapping, _find
 
 __all__ = ["dspy_metric"]
 
@@ -51,13 +55,15 @@ def dspy_metric(
             reference, unusable judge output) or failed — optimizers need a number. It is never passed
             off as a score: the feedback says why, and the float and bool forms warn
             (``RuntimeWarning``, with the reason).
-        fields: where the fields sit in the example and the prediction (see :class:`FieldMap`).
+        fields: where the fields sit in the example, the prediction and the predictors' inputs (see
+            :class:`FieldMap`; e.g. ``FieldMap(contexts="passages")``).
         **options: ``requests_per_minute``, ``timeout_s``, ``retries``, ``backoff_s``, ``cache_dir`` (the judge
             is wrapped as :func:`rageval_lc.evaluate` wraps it: see :class:`~rageval_lc.adapters.common.MetricScorer`),
             ``scoring_mode``, ``trace_mode``, ``embeddings``, ... (see ``evaluate_sample``).
 
     Raises:
-        ValueError: If the metric or score name is unknown.
+        ValueError: If the metric or score name is unknown; and from the metric function, at its first call
+            (and each call until one finds contexts), if the metric needs contexts and none are found.
     """
     scorer = MetricScorer(metric, judge=judge, **options)
     name = score or scorer.spec.single
@@ -65,11 +71,18 @@ def dspy_metric(
         msg = f"The {metric!r} metric has no score {name!r}. It has: {', '.join(scorer.spec.scores)}."
         raise ValueError(msg)
     mapping = fields or FieldMap()
+    found_once = [False]  # whether a call has found contexts: until then, finding none is an error
 
     def rageval_metric(
         example: Any, pred: Any, trace: Any = None, pred_name: str | None = None, pred_trace: Any = None
     ) -> Any:
-        sample = _sample(mapping, example, pred)
+        gold = example.toDict() if hasattr(example, "toDict") else dict(example)
+        contexts = _contexts(mapping, gold, pred, trace)
+        if contexts is not None:
+            found_once[0] = True
+        elif scorer.spec.needs_contexts and not found_once[0]:
+            raise ValueError(_no_contexts(scorer.name, mapping, gold, pred))
+        sample = mapping.sample(gold, pred, gold, contexts=contexts)
         outcome = scorer.score(sample).results[name]
         value = outcome.score if outcome.score is not None else undetermined_score
         if feedback or pred_name is not None:
@@ -89,6 +102,38 @@ def dspy_metric(
     return rageval_metric
 
 
-def _sample(mapping: FieldMap, example: Any, pred: Any) -> Any:
-    gold = example.toDict() if hasattr(example, "toDict") else dict(example)
-    return mapping.sample(gold, pred, gold)  # contexts: the prediction's, else the example's
+def _contexts(mapping: FieldMap, gold: Mapping[str, Any], pred: Any, trace: Any) -> Any:
+    """The contexts the program used (the order is in the module docstring); None when none are found."""
+    found = _find(mapping.contexts, _as_mapping(pred, "answer"))
+    if found is None:
+        found = _predictor_contexts(mapping, pred, trace)
+    return _find(mapping.contexts, gold) if found is None else found
+
+
+def _predictor_contexts(mapping: FieldMap, pred: Any, trace: Any) -> Any:
+    """The contexts among the inputs of the predictor call that made ``pred``: looked up in ``trace``, else (under
+    ``dspy.Evaluate``, which passes none) in DSPy's own, which holds the calls of every thread — so only the call
+    whose output *is* ``pred`` is read there. In a trace an optimizer passed (one example's calls), else the last
+    call given contexts."""
+    steps = _steps(trace if trace is not None else import_dspy().settings.trace)
+    made = [inputs for inputs, output in reversed(steps) if output is pred]
+    candidates = made[:1] + ([inputs for inputs, _ in reversed(steps)] if trace is not None else [])
+    return next((found for inputs in candidates if (found := _find(mapping.contexts, inputs)) is not None), None)
+
+
+def _steps(trace: Any) -> list[tuple[Mapping[str, Any], Any]]:
+    """``(inputs, prediction)`` of each ``(predictor, inputs, prediction)`` step of a DSPy trace."""
+    steps = list(trace) if isinstance(trace, (list, tuple)) else []  # a copy: other threads append to DSPy's
+    return [(s[1], s[2]) for s in steps if isinstance(s, tuple) and len(s) == 3 and isinstance(s[1], Mapping)]
+
+
+def _no_contexts(metric: str, mapping: FieldMap, gold: Mapping[str, Any], pred: Any) -> str:
+    source = mapping.contexts
+    tried = "a function" if callable(source) else repr([source] if isinstance(source, str) else list(source))
+    return (
+        f"The {metric!r} DSPy metric found no contexts (tried {tried}) in the prediction (keys "
+        f"{sorted(_as_mapping(pred, 'answer'))!r}), in the inputs of the predictor call that made it, or in the "
+        f"example (keys {sorted(gold)!r}), so every score would be undetermined. Return them in the prediction "
+        "(e.g. dspy.Prediction(context=context, response=pred.response)), return the predictor's own prediction, "
+        "put them in the example, or say where they are with fields=FieldMap(contexts=...)."
+    )
