@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
 import uuid
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from langchain_core.runnables import RunnableLambda
@@ -14,6 +20,7 @@ from rageval_lc.schema import RagSample, TraceLabels
 from rageval_lc.verdicts import Judgement
 from tests.adapters.test_callback_handler import ANSWER, CopyJudge, rag_chain
 from tests.fakes import bag_of_words_embeddings
+from tests.floats import ABS
 from tests.scoring.test_ragas_family import GUIDE_DOCS, GUIDE_RESPONSE, QUESTION, REFERENCE, fake_judge
 
 schemas = pytest.importorskip("langsmith.schemas", reason="langsmith is not installed")
@@ -165,3 +172,79 @@ def test_without_contexts_the_default_judge_gives_undetermined() -> None:
     RunnableLambda(lambda q: "Cats sleep a lot.", name="no_retriever").invoke("Q?", config={"callbacks": [collector]})
     out = langsmith_evaluator("faithfulness", form="run")(collector.traced_runs[0], None)
     assert (out["score"], out["comment"]) == (None, "undetermined: No retrieved contexts were found in the run.")
+
+
+# --- issue 44, item 11: langsmith.evaluate offline --------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Run before the guide's block: every connection and name lookup fails, and is recorded.
+NO_NETWORK = """
+import json, os, socket, sys, time
+attempts = []
+def refuse(*args, **kwargs):
+    attempts.append(repr(args[:2]))
+    raise OSError("the network is blocked by the test")
+socket.socket.connect = lambda self, address: refuse(address)
+socket.socket.connect_ex = lambda self, address: refuse(address)
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+"""
+
+#: Run after it, with its client: a LangChain chain with a retriever as the target, scored from its run; then the
+#: same evaluation with langsmith's default client (the control: it calls out).
+CHAIN_TARGET = """
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
+
+class Passages(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager=None):
+        return [Document(page_content="The Eiffel Tower is in Paris. It was finished in 1889.")]
+
+chain = (RunnableLambda(lambda inputs: inputs["question"])
+         | RunnableParallel(question=RunnablePassthrough(), docs=Passages())
+         | RunnableLambda(lambda parts: "It was finished in 1889."))
+evaluator = langsmith_evaluator("faithfulness", form="run")
+chain_results = langsmith.evaluate(chain, data=examples, evaluators=[evaluator], client=client, upload_results=False)
+outcome = {"chain": [row["evaluation_results"]["results"][0].score for row in chain_results]}
+outcome["recipe_attempts"] = list(attempts)
+default = langsmith.evaluate(rag, data=examples, evaluators=[langsmith_evaluator("faithfulness")], upload_results=False)
+outcome["default"] = [row["evaluation_results"]["results"][0].score for row in default]
+deadline = time.monotonic() + 20  # its background thread's GET /info
+while len(attempts) == len(outcome["recipe_attempts"]) and time.monotonic() < deadline:
+    time.sleep(0.05)
+outcome["default_attempts"] = attempts[len(outcome["recipe_attempts"]):]
+print("OUTCOME " + json.dumps(outcome))
+sys.stdout.flush()
+os._exit(0)  # not waiting for the default client's retries
+"""
+
+
+def offline_block() -> str:
+    """The Python block of the guide's section on ``langsmith.evaluate`` offline."""
+    page = (ROOT / "docs" / "integrations" / "langsmith.md").read_text(encoding="utf-8")
+    section = page.split("## `langsmith.evaluate` offline", 1)[1].split("\n## ", 1)[0]
+    match = re.search(r"^```python\n(.*?)^```", section, re.S | re.M)
+    assert match is not None, "the section has a Python block"
+    return match.group(1)
+
+
+def test_the_guide_s_offline_langsmith_evaluate_makes_no_connection(tmp_path: Path) -> None:
+    """Issue 44, item 11: the guide's recipe in a fresh process with tracing on and the network blocked scores, with
+    a function and with a LangChain chain as the target, and nothing tries to connect; the same evaluation with
+    langsmith's default client does try (what the recipe is for)."""
+    script = tmp_path / "offline.py"
+    script.write_text(NO_NETWORK + offline_block() + CHAIN_TARGET, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
+    env |= {"LANGSMITH_TRACING": "true", "LANGCHAIN_TRACING_V2": "true", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, str(script)]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert "[0.0]" in lines  # the block's own output: 1999 contradicts the passage
+    outcome = json.loads(next(line for line in lines if line.startswith("OUTCOME ")).removeprefix("OUTCOME "))
+    assert outcome["chain"] == [pytest.approx(1.0, abs=ABS)]  # the retriever's passage says 1889
+    assert outcome["recipe_attempts"] == []
+    assert outcome["default"] == [pytest.approx(0.0, abs=ABS)]
+    assert any("api.smith.langchain.com" in attempt for attempt in outcome["default_attempts"])
