@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,9 +38,11 @@ from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, referenc
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import ScoringMode
 from rageval_lc.scoring.registry import RAGAS_FAMILY, MetricSpec
+from rageval_lc.scoring.sample import SampleResult
 
 __all__ = [
     "FailedRow",
+    "JudgeUnavailableError",
     "RunReport",
     "completed_keys",
     "evaluate_lines",
@@ -63,6 +66,42 @@ SETTING_OPTIONS = {
     "escalate": "--escalate",
     "escalate_below": "--escalate-below",
 }
+
+
+#: What an error's reason says when the judge's credentials are missing or refused: the names litellm, the OpenAI SDK
+#: and DSPy give that failure, and their messages. No row gets past it, so a run stops at the first.
+_NO_CREDENTIALS = re.compile(
+    r"\b(?:AuthenticationError|LMAuthError|LMNotConfiguredError|MissingCredentialError)\b|no API key found|"
+    r"api_key client option must be set|invalid[_ ]api[_ ]key|incorrect api key",
+    re.IGNORECASE,
+)
+
+
+class JudgeUnavailableError(RuntimeError):
+    """The judge cannot be called for want of credentials (a missing or refused API key): raised by
+    :func:`evaluate_lines` with ``stop_without_credentials`` at the first row that says so, before that row is
+    written. ``reason`` is the error's reason (the provider's own words), ``line`` and ``id`` the row's, ``written``
+    the rows written before it."""
+
+    def __init__(self, reason: str, *, line: int, id: str | None, written: int) -> None:
+        super().__init__(reason)
+        self.reason, self.line, self.id, self.written = reason, line, id, written
+
+
+def credentials_missing(result: SampleResult) -> str | None:
+    """The reason of the first ``error`` score that says the judge's credentials are missing or refused, else None.
+
+    Example:
+        >>> from rageval_lc.schema import MetricResult
+        >>> why = "The judge model could not be called: LMNotConfiguredError: no API key found for provider 'openai'."
+        >>> failed = MetricResult(name="adherence", status="error", reason=why)
+        >>> credentials_missing(SampleResult(id="a", results={"adherence": failed})) == why
+        True
+    """
+    for metric in result.results.values():
+        if metric.status == "error" and _NO_CREDENTIALS.search(metric.reason or ""):
+            return metric.reason
+    return None
 
 
 @dataclass(frozen=True)
@@ -177,6 +216,7 @@ def evaluate_lines(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    stop_without_credentials: bool = False,
 ) -> RunReport:
     """Score JSONL lines and write one JSON result line per input row to ``out``, as each row finishes.
 
@@ -207,9 +247,14 @@ def evaluate_lines(
         settings: recorded as ``run`` in each row (default: :func:`run_settings` of this call).
         on_row: called with each written row (progress, live reporting).
         n_resamples, seed: the bootstrap of each summary's 95 % interval (0 resamples: none).
+        stop_without_credentials: stop at the first row whose judge call failed for want of credentials (a
+            missing or refused API key: :func:`credentials_missing`), before writing it, rather than write an
+            ``error`` row for every row (``rageval evaluate`` does).
 
     Raises:
         ValueError: If ``metrics`` names an unknown metric (before any row is read).
+        JudgeUnavailableError: With ``stop_without_credentials``, at the first row the judge could not be called
+            for (the rows already in flight are abandoned).
     """
     specs = metric_specs(metrics)
     judge = resolve_judge(judge)
@@ -265,6 +310,10 @@ def evaluate_lines(
         **options,
     )
     for (line_no, line, shown), result in scored:
+        refused = credentials_missing(result) if stop_without_credentials else None
+        if refused is not None:
+            getattr(scored, "close", lambda: None)()  # the rows in flight abandoned: threads finish, workers end
+            raise JudgeUnavailableError(refused, line=line_no, id=result.id, written=report.rows)
         digest = line_sha256(line, line_no)
         output = {"id": result.id, "line": line_no, "input_sha256": digest, "run": settings, **shown}
         output.update(result.to_row())

@@ -1,8 +1,10 @@
 """``rageval evaluate``: score each row of a JSONL file, one JSON line per row, e.g.
 ``rageval evaluate rows.jsonl --metrics trace --judge local --out results.jsonl``.
 
-Exit status 1 with ``--strict`` when any row failed (a score is ``error``) or stayed undetermined (no score is
-``ok``); bad rows are otherwise reported and written as ``error`` lines, and the status is 0.
+Exit status 1 when every row failed, and with ``--strict`` when any row failed (a score is ``error``) or stayed
+undetermined (no score is ``ok``); bad rows are otherwise reported and written as ``error`` lines, and the status is
+0. A judge that cannot be called for want of credentials (a missing API key) stops the run at its first call, with
+one line and status 2.
 """
 
 from __future__ import annotations
@@ -77,10 +79,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="exit with status 1 if any row failed (a score is error) or is undetermined (no score is ok)",
+        help="exit with status 1 if any row failed (a score is error) or is undetermined (no score is ok); without "
+        "it, only when every row failed",
     )
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the model calls the run would make, and make none"
+        "--dry-run",
+        action="store_true",
+        help="print the model calls the run would make, and make none (a dspy: judge may make up to 2 per judgement: "
+        "DSPy asks again through its JSON adapter when an answer does not parse)",
     )
     common.judge_options(parser)
     common.interval_options(parser)
@@ -158,6 +164,12 @@ def _dry_run(args: argparse.Namespace, judge: Any) -> int:
     total = sum(p.calls for p in plans)
     calls = f"{total} model call{'s' if total != 1 else ''}"
     print(f"\n{calls} before retries (at most {args.max_retries + 1}x that with retries).")
+    if total and "dspy:" in f"{judge.name} {getattr(getattr(judge, 'llm', None), 'name', '')}":
+        most = 2 * total  # DSPy's ChatAdapter falls back to its JSONAdapter, one more call, on an unparsable answer
+        print(
+            "Up to 2 calls per judgement when the chat adapter's output does not parse (DSPy then asks again through "
+            f"its JSON adapter): at most {most} calls, {most * (args.max_retries + 1)} with retries."
+        )
     if hasattr(judge, "describe_budget"):  # a cascade judge: what its budget allows
         print(judge.describe_budget([p.judgement for p in plans], samples))
     if bad:

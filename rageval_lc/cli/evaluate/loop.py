@@ -18,6 +18,7 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
     """Score the input into the (locked) output, after checking that a resumed output matches the input and
     the settings; rows that failed before are scored again, the other rows already there are kept."""
     from rageval_lc.engine.jsonl import (
+        JudgeUnavailableError,
         evaluate_lines,
         kept_rows,
         resume_mismatches,
@@ -94,7 +95,10 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
                 on_row=on_row,
                 n_resamples=args.bootstrap,
                 seed=args.seed,
+                stop_without_credentials=True,
             )
+        except JudgeUnavailableError as exc:
+            return _unavailable(args, judge, exc)
         except OSError as exc:
             if output is None or output.error is not exc:
                 raise
@@ -117,8 +121,8 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         )
     failed, undetermined = len(report.failed), len(report.undetermined)
     outcomes = f"{failed} failed, {undetermined} undetermined"
+    total = report.rows + report.skipped
     if args.resume:
-        total = report.rows + report.skipped
         again = f" ({common.count(len(retried), 'row')} that had failed scored again)" if retried else ""
         print(
             f"{total} row{'' if total == 1 else 's'} in {args.out.name}: {report.rows} scored now, "
@@ -127,11 +131,25 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
         )
     else:
         print(f"{report.rows} row{'' if report.rows == 1 else 's'} scored, {outcomes}.", file=sys.stderr)
+    if total and failed == total:  # nothing was scored: not a run to pass on
+        print(f"rageval: every row failed ({failed} of {total}); exit status 1.", file=sys.stderr)
+        return 1
     if not args.strict or not (failed or undetermined):
         return 0
     counts = [common.count(failed, "failed row"), common.count(undetermined, "undetermined row")]
     print(f"rageval: --strict: {' and '.join(c for c in counts if c)}; exit status 1.", file=sys.stderr)
     return 1
+
+
+def _unavailable(args: argparse.Namespace, judge: Any, exc: Any) -> int:
+    """Say in one line that the judge cannot be called (its credentials missing or refused), where, and what to do."""
+    named = "" if exc.id is None else f", id {exc.id!r}"
+    reason = str(exc.reason).removeprefix("The judge model could not be called: ").rstrip().rstrip(".")
+    kept = f"{common.count(exc.written, 'row')} written before it" if exc.written else "no row was written"
+    return common.error(
+        f"the judge {judge.name} cannot be called (line {exc.line}{named}): {reason}; {kept}. Set the API key in "
+        "the environment, or name the variable holding it with --api-key-env."
+    )
 
 
 def _plan_escalation(args: argparse.Namespace, judge: Any, specs: list[Any], scoring: dict[str, Any]) -> None:
