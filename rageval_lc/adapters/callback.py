@@ -57,7 +57,7 @@ from langchain_core.tracers.context import tracing_v2_callback_var
 from langsmith.run_helpers import get_current_run_tree, get_tracing_context
 from langsmith.utils import get_tracer_project
 
-from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, Source, contexts_in, resilient_judge
+from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, JudgeWhenNeeded, Source, contexts_in
 from rageval_lc.adapters.sinks import CallableSink, Sink
 from rageval_lc.reports.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.scoring.registry import parse_metrics
@@ -188,7 +188,8 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         **options: Any,
     ) -> None:
         self.specs = parse_metrics(metrics)
-        self.judge, self.options = resilient_judge(judge, options)
+        self._judge = JudgeWhenNeeded(judge, options)  # the offline judge: built at the first score
+        self.options = self._judge.options
         self.sinks: list[Sink] = [s if hasattr(s, "write") else CallableSink(s) for s in sinks]
         defaults = FieldMap()
         self.fields = FieldMap(question=question or defaults.question, response=answer or defaults.response)
@@ -217,6 +218,11 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
         self._records_sent = 0
         self._warned_closed = False
         self._warned_contexts = False
+
+    @property
+    def judge(self) -> Any:
+        """The judge, wrapped (built at first use when it is the offline judge)."""
+        return self._judge.get()
 
     # --- bookkeeping ------------------------------------------------------------------------------
 

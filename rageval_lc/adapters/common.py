@@ -14,12 +14,14 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rageval_lc.engine.engine import RESILIENCE_OPTIONS, resilient_judge
 from rageval_lc.judges.factory import resolve_judge
+from rageval_lc.judges.offline.devices import check_device
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -28,6 +30,7 @@ __all__ = [
     "NO_CONTEXTS_IN_RUN",
     "RESILIENCE_OPTIONS",
     "FieldMap",
+    "JudgeWhenNeeded",
     "MetricScorer",
     "contexts_in",
     "resilient_judge",
@@ -198,13 +201,50 @@ def _contexts(value: Any) -> list[Any]:
     return list(value)
 
 
+#: Held while a deferred judge is built (the first scores of several threads may come together).
+_BUILDING = threading.Lock()
+
+
+class JudgeWhenNeeded:
+    """An integration's judge, wrapped as :func:`rageval_lc.evaluate` wraps it (:func:`resilient_judge`), and
+    built when first needed if it is the offline judge on ``auto`` or ``cpu`` (``None`` or ``"local"``): building
+    it imports torch to find the device, nearly all of the time an evaluator took to construct, which a first score
+    then pays instead. Any other judge is built at once; bad options are refused at once either way.
+
+    Example:
+        >>> judge = JudgeWhenNeeded(None, {"retries": 1, "trace_mode": "capstone"})
+        >>> judge.deferred, judge.options
+        (True, {'trace_mode': 'capstone'})
+    """
+
+    def __init__(self, judge: Any, options: Mapping[str, Any]) -> None:
+        device = options.get("device", "auto")
+        self.deferred = (judge is None or judge == "local") and check_device(device) in ("auto", "cpu")
+        if self.deferred:  # the same checks of the options, on a judge that costs nothing to build
+            checked = {k: v for k, v in options.items() if k != "cache_dir"}  # its directory: made when built
+            _, self.options = resilient_judge("labels", checked)
+            self._judge: Any = None
+            self._given = (judge, dict(options))
+        else:
+            self._judge, self.options = resilient_judge(judge, options)
+
+    def get(self) -> Any:
+        """The judge (built now if it was deferred)."""
+        if self._judge is None:
+            with _BUILDING:
+                if self._judge is None:
+                    self._judge, _ = resilient_judge(*self._given)
+        return self._judge
+
+
 class MetricScorer:
     """One metric, its judge and options: scores samples and picks out the results integrations report.
 
     The judge is wrapped as :func:`rageval_lc.evaluate` wraps it
     (:func:`~rageval_lc.engine.engine.make_resilient`): a judgement that fails for a transient reason
     (a timeout, HTTP 429 or 5xx, a dropped connection) is retried, and when it keeps failing its scores
-    are ``error`` results with the reason. Wrapping calls no model and loads none.
+    are ``error`` results with the reason. Wrapping calls no model and loads none; the offline judge is built at
+    the first score (:class:`JudgeWhenNeeded`).
 
     Args:
         metric: a metric name of :data:`~rageval_lc.scoring.registry.REGISTRY`.
@@ -222,7 +262,13 @@ class MetricScorer:
 
     def __init__(self, metric: str, *, judge: Any = None, **options: Any) -> None:
         self.spec: MetricSpec = get_metric(metric)
-        self.judge, self.options = resilient_judge(judge, options)
+        self._judge = JudgeWhenNeeded(judge, options)
+        self.options = self._judge.options
+
+    @property
+    def judge(self) -> Any:
+        """The judge, wrapped (built at first use when it is the offline judge)."""
+        return self._judge.get()
 
     @property
     def name(self) -> str:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import dspy
 import pytest
 from langchain_core.runnables import RunnableLambda
 
 from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metric, langsmith_evaluator
 from rageval_lc.judges.base import BaseJudge
+from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.resilient import ResilientJudge
 from rageval_lc.verdicts import AnswerLabel, Judgement
@@ -32,6 +38,8 @@ class FlakyJudge(BaseJudge):
             return Judgement(name="classify_answer", status="error", reason="ConnectionError: connection reset")
         return Judgement(name="classify_answer", value=AnswerLabel(label="CORRECT", reason="Same city."))
 
+
+ROOT = Path(__file__).resolve().parents[2]
 
 FAST = {"retries": 1, "backoff_s": 0.0, "scoring_mode": "separate"}
 
@@ -79,3 +87,45 @@ def test_default_judge_is_the_offline_judge_wrapped() -> None:
     assert (judge.limiter.per_minute, judge.timeout_s, judge.retries) == (600, 30, 3)
     handler = RagEvalCallbackHandler(["faithfulness"], background=False, cache_dir=None)
     assert isinstance(handler.judge, ResilientJudge) and isinstance(handler.judge.judge, LocalJudge)
+
+
+# --- issue 44, item 12: constructing builds nothing a first score does not need at once --------------------------
+
+#: In a fresh process: every integration built on the default judge, then one score.
+CONSTRUCT_THEN_SCORE = """
+import sys
+from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metric, langsmith_evaluator
+evaluator = RagEvaluator("faithfulness")
+dspy_metric("faithfulness"), langsmith_evaluator("faithfulness"), RagEvalCallbackHandler(["faithfulness"]).close()
+print("built:", sorted(m for m in ("torch", "rageval_lc.judges.offline.judge") if m in sys.modules))
+out = evaluator.evaluate_strings(
+    prediction="It was finished in 1889.", input="When was the Eiffel Tower finished?",
+    contexts=["The Eiffel Tower is in Paris. It was finished in 1889."],
+)
+print("scored:", out["score"], "torch" in sys.modules)
+"""
+
+
+def test_constructing_on_the_offline_judge_imports_no_torch() -> None:
+    """The offline judge (torch imported to find the device, the judge's modules) is built at the first score, not
+    when the evaluator, metric or handler is constructed: construction took 1.3-1.9 s, nearly all of it ``import
+    torch``."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", CONSTRUCT_THEN_SCORE]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    built, scored = done.stdout.splitlines()[-2:]
+    assert built == "built: []"
+    assert scored == "scored: 1.0 True"  # the README's example: the sentence is the passage's own
+
+
+def test_the_deferred_judge_is_the_offline_judge_and_bad_options_are_refused_at_once() -> None:
+    evaluator = RagEvaluator("faithfulness", requests_per_minute=600)
+    assert evaluator.scorer.judge.judge is resolve_judge(None)  # built on first use: the process's offline judge
+    assert evaluator.scorer.judge is evaluator.scorer.judge  # once
+    with pytest.raises(ValueError, match="Unknown device 'tpu'"):
+        RagEvaluator("faithfulness", device="tpu")
+    with pytest.raises(ValueError, match="requests per minute must be > 0"):
+        dspy_metric("faithfulness", requests_per_minute=-1)
+    with pytest.raises(ValueError, match="Unknown device 'tpu'"):
+        RagEvalCallbackHandler(["faithfulness"], device="tpu")
