@@ -103,19 +103,30 @@ JUDGE_MODULES: dict[str, type[PredictJudge]] = {
 
 
 class _CallCounter(BaseCallback):
-    """Counts LM calls and characters in one judgement; keeps the last raw output."""
+    """Counts LM calls and characters in one judgement; keeps the last raw output.
+
+    A call counts from its start; one that raises without output (no key, no connection) is taken
+    back out, prompt characters included, so only calls made are counted.
+    """
 
     def __init__(self) -> None:
         self.calls = 0
         self.chars = 0
         self.last_output: str | None = None
+        self._prompt_chars: dict[str, int] = {}
 
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        chars = len(_text_of(inputs.get("messages") or inputs.get("prompt") or ""))
+        self._prompt_chars[call_id] = chars
         self.calls += 1
-        self.chars += len(_text_of(inputs.get("messages") or inputs.get("prompt") or ""))
+        self.chars += chars
 
     def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
+        prompt_chars = self._prompt_chars.pop(call_id, None)
         if outputs is None:
+            if exception is not None and prompt_chars is not None:  # the call was never made
+                self.calls -= 1
+                self.chars -= prompt_chars
             return
         text = _text_of(outputs)
         self.chars += len(text)

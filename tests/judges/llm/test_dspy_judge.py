@@ -123,6 +123,32 @@ def test_an_lm_failure_is_an_error_not_an_exception() -> None:
     assert {r.status for r in result.results.values()} == {"error"}
 
 
+def test_a_call_that_raised_without_output_is_not_counted() -> None:
+    import io
+
+    import dspy
+    from dspy.utils import DummyLM
+
+    from rageval_lc.engine.jsonl import evaluate_lines
+
+    class Refusing:  # a DSPy engine whose provider refuses every request (no network)
+        def complete(self, request: object) -> object:
+            raise ConnectionError("no API key")
+
+    def refusing() -> DspyJudge:
+        return DspyJudge(dspy.LM("openai/refusing", engine=Refusing(), cache=False, num_retries=0))
+
+    failed = refusing().extract_claims("Q?", "Paris is in France.")
+    assert failed.status == "error" and "no API key" in failed.reason
+    assert (failed.usage.calls, failed.usage.estimated_tokens) == (0, 0)
+    row = json.dumps({"id": "g", "question": GUIDE_SAMPLE.question, "contexts": GUIDE_DOCS, "response": GUIDE_RESPONSE})
+    report = evaluate_lines([row], io.StringIO(), judge=refusing(), trace_mode="capstone")
+    assert report.usage["trace_labels"]["calls"] == 0  # the run's usage line counts only calls made
+    made = DspyJudge(DummyLM([{"claims": ["Paris is in France."]}])).extract_claims("Q?", "Paris is in France.")
+    assert (made.value, made.usage.calls) == (["Paris is in France."], 1)
+    assert made.usage.estimated_tokens > 50
+
+
 # --- the other judgements --------------------------------------------------------------------------
 
 
