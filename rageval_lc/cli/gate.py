@@ -12,7 +12,9 @@ from rageval_lc.cli import common
 HELP = "exit 1 when a results file falls short of thresholds (a CI gate)"
 DESCRIPTION = """Check the results of `rageval evaluate --out` against thresholds: each --min score's mean over ok
 rows must reach its value, each --max score's mean must not exceed it, and at most --max-error-rate of the rows may
-have an error score. Exit 1 with a table of what fell short, else 0."""
+have an error score or an empty answer (an empty answer's scores are undetermined, so it would otherwise drop out of
+every mean: it counts as a failed row). Other undetermined scores (no contexts, no reference) are left out of the
+means, and the table says how many rows carried an ok value. Exit 1 with a table of what fell short, else 0."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-error-rate",
         default="0",
         metavar="RATE",
-        help="largest share of rows with an error score (unreadable lines count) that passes (default 0)",
+        help="largest share of rows with an error score or an empty answer (unreadable lines count) that passes "
+        "(default 0)",
     )
     parser.add_argument(
         "--confident",

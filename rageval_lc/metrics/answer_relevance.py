@@ -69,5 +69,6 @@ METRIC = MetricSpec(
     ("answer_relevance",),
     "Similarity of the question to questions generated from the answer (rubric fallback).",
     score_answer_relevance,
+    answer_scores=("answer_relevance",),
     verdicts=("questions",),
 )

@@ -82,5 +82,6 @@ METRIC = MetricSpec(
     "GEval: 0.5 correctness + 0.3 completeness + 0.2 consistency against the reference; grade A-E.",
     score_factual_accuracy,
     needs_reference=True,
+    answer_scores=("factual_accuracy",),
     verdicts=("accuracy",),
 )

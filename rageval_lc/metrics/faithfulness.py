@@ -66,5 +66,6 @@ METRIC = MetricSpec(
     "Supported claims / claims (the TRACe pass's sentence verdicts unless --scoring-mode separate).",
     score_faithfulness,
     needs_contexts=True,
+    answer_scores=("faithfulness",),
     verdicts=("claims",),
 )

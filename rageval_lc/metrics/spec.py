@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from rageval_lc.claims import is_empty_answer
 from rageval_lc.metrics.results import details_of, undetermined
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.verdicts import JudgeUsage
@@ -121,6 +122,8 @@ class MetricSpec:
         needs_contexts: True when it is undetermined on a sample without retrieved contexts (none, or
             only blank ones): :func:`score_metric` then calls no judge for it and gives every score
             ``undetermined`` with the reason.
+        answer_scores: the scores that judge the answer: ``undetermined`` ("the answer is empty") when the answer
+            is nothing but whitespace (SPEC §6); with every score among them no judge is called.
         headline: the scores an integration reports as this metric's own (LangSmith feedback keys).
             Default: all ``scores``.
         verdicts: the verdicts its score function reads (the plan's :data:`~rageval_lc.scoring.plan.VERDICTS`,
@@ -138,6 +141,7 @@ class MetricSpec:
     requires: tuple[str, ...] = ()
     needs_reference: bool = False
     needs_contexts: bool = False
+    answer_scores: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     verdicts: tuple[str, ...] = ()
     parts: tuple[MetricSpec, ...] = ()
@@ -164,6 +168,10 @@ class MetricSpec:
         return score not in self.lower_is_better
 
 
+#: The reason every score that judges the answer gives for an empty one.
+EMPTY_ANSWER = "The answer is empty: there is nothing to judge."
+
+
 def score_metric(spec: MetricSpec, ctx: Judgements) -> Scored:
     """Score one metric of a sample: ``undetermined`` without a call when it lacks the evidence it needs.
 
@@ -173,4 +181,10 @@ def score_metric(spec: MetricSpec, ctx: Judgements) -> Scored:
     if spec.needs_contexts and not ctx.has_contexts:  # nothing consumed: no judgement, no usage
         results = undetermined(spec.scores, ctx.options.no_contexts_reason)
         return results, details_of(ctx, spec.name, missing_evidence="contexts")
+    if spec.answer_scores and is_empty_answer(ctx.sample.response):
+        empty = undetermined(spec.answer_scores, EMPTY_ANSWER)
+        if set(spec.scores) <= set(spec.answer_scores):
+            return empty, details_of(ctx, spec.name, missing_evidence="answer")
+        results, details = spec.score(ctx)
+        return {**results, **empty}, {**details, "missing_evidence": "answer"}
     return spec.score(ctx)

@@ -37,6 +37,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc._validation import check_choice, check_positive
+from rageval_lc.claims import is_claim
 from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES, rmse_aggregation
 from rageval_lc.metrics.spec import Judgements, MetricSpec, Scored
 from rageval_lc.schema import MetricResult, SentenceSupport, TraceLabels
@@ -431,6 +432,37 @@ def _join(first: str, second: str) -> str:
     return f"{first} {second}".strip() if second else first
 
 
+def claims_only(labels: TraceLabels, sentences: KeyedSentences) -> TraceLabels:
+    """A judge's labels with every response sentence that makes no claim (:mod:`rageval_lc.claims`: a heading,
+    code, "I don't know.") taken out of the support verdicts: it is never unsupported, so adherence counts claims
+    only, whichever judge labelled them. Released labels are kept as released.
+
+    Example:
+        >>> keyed = KeyedSentences.from_texts(["Paris is big."], "I don't know.")
+        >>> labels = TraceLabels(relevance_explanation="", all_relevant_sentence_keys=[],
+        ...     overall_supported_explanation="", overall_supported=False, sentence_support_information=[
+        ...     {"response_sentence_key": "a", "explanation": "", "supporting_sentence_keys": [],
+        ...      "fully_supported": False}], all_utilized_sentence_keys=[], unsupported_response_sentence_keys=["a"])
+        >>> claims_only(labels, keyed).unsupported_response_sentence_keys
+        []
+    """
+    if labels.released:
+        return labels
+    free = {key for key, text in sentences.response if not is_claim(text)}
+    if not free:
+        return labels
+    support = [
+        entry.model_copy(update={"fully_supported": True}) if entry.response_sentence_key in free else entry
+        for entry in labels.sentence_support_information
+    ]
+    unsupported = labels.unsupported_response_sentence_keys
+    if unsupported is not None:
+        unsupported = [key for key in unsupported if key not in free]
+    return labels.model_copy(
+        update={"sentence_support_information": support, "unsupported_response_sentence_keys": unsupported}
+    )
+
+
 def score_trace(ctx: Judgements) -> Scored:
     """The TRACe scores of a sample from its ``trace`` verdict (the labelling pass), in the options' mode; the
     judge's calibrated adherence probability beside them when it gives one."""
@@ -450,7 +482,7 @@ def score_trace(ctx: Judgements) -> Scored:
         results = {name: MetricResult(name=name, status=status, reason=judgement.reason) for name in TRACE_SCORE_NAMES}
         return results, {**details, "raw_output": judgement.raw}
     scores = trace_scores(
-        judgement.value,
+        claims_only(judgement.value, ctx.sample.sentences),
         ctx.sample.sentences,
         mode=options.trace_mode,
         relevance_normalizer=options.relevance_normalizer,
@@ -480,6 +512,7 @@ METRIC = MetricSpec(
     score_trace,
     requires=("question",),
     needs_contexts=True,
+    answer_scores=tuple(name for name in TRACE_SCORE_NAMES if name != "context_relevance"),
     headline=TRACE_METRICS,
     verdicts=("trace",),
     lower_is_better=("rmse_aggregation",),

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rageval_lc.metrics.spec import EMPTY_ANSWER
 from rageval_lc.reports.summary import format_table, row_outcome
 
 __all__ = [
@@ -313,13 +314,22 @@ def _not_ok(rows: Sequence[Mapping[str, Any]], name: str) -> str:
     return "; ".join(parts) or "no row carries it"
 
 
+def _empty_answer(row: Mapping[str, Any]) -> bool:
+    """A row whose answer was empty: a score of it is undetermined for that reason (SPEC §6)."""
+    return any(str(reason).startswith(EMPTY_ANSWER) for reason in (row.get("reason") or {}).values())
+
+
 def _check_error_rate(rows: Sequence[Mapping[str, Any]], unreadable: int, max_error_rate: float) -> GateCheck:
-    failed = sum(row_outcome(row.get("status") or {}) == "failed" for row in rows) + unreadable
+    errors = sum(row_outcome(row.get("status") or {}) == "failed" for row in rows)
+    empty = sum(row_outcome(row.get("status") or {}) != "failed" and _empty_answer(row) for row in rows)
+    failed = errors + empty + unreadable
     total = len(rows) + unreadable
     rate = failed / total
     threshold = Threshold(ERROR_RATE, "<=", max_error_rate)
     passed = threshold.holds(rate)
-    why = f"{failed} of {total} rows have an error score"
+    why = f"{failed} of {total} rows have an error score" + (" or an empty answer" if empty else "")
+    if empty:
+        why += f" ({empty} empty answer{'s' if empty != 1 else ''})"
     if unreadable:
         why += f" ({unreadable} unreadable line{'s' if unreadable != 1 else ''} among them)"
     return GateCheck(ERROR_RATE, str(threshold), rate, None, None, total - failed, total, passed, why)

@@ -283,7 +283,9 @@ def _texts_cells(row: Mapping[str, Any], *, questions: bool) -> str:
     question = ""
     if questions:
         question = f"<td class='text'>{_text(row_question(row), 'question', missing='not in the results row')}</td>"
-    return f"{question}<td class='text'>{note}{_text(answer, 'answer', missing='not in the results row')}</td>"
+    shown = "<span class='muted'>(empty answer)</span>" if answer is not None and not answer.strip() else None
+    shown = shown or _text(answer, "answer", missing="not in the results row")
+    return f"{question}<td class='text'>{note}{shown}</td>"
 
 
 _NO_QUESTIONS = (

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rageval_lc.claims import is_claim
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.declarations import declaration_of
 from rageval_lc.metrics.answer_classification import is_dont_know
@@ -104,7 +105,7 @@ def _parts(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
 def _verdict_needs_a_call(verdict: str, mode: str, sample: RagSample) -> bool:
     if verdict == "claims" and route(verdict, mode)[0] != "extract_claims":
         # claims are the response sentences: an answer of only "I don't know." makes no claim
-        return any(not is_dont_know(text) for _, text in sample.sentences.response)
+        return any(is_claim(text) for _, text in sample.sentences.response)
     if verdict == "label":
         return not is_dont_know(sample.response)
     return True

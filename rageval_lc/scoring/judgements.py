@@ -23,10 +23,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc._validation import check_choice
+from rageval_lc.claims import is_claim
 from rageval_lc.judges.base import Judge, can_make, unsupported
 from rageval_lc.judges.declarations import DECLARATIONS, criteria_declaration
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.metrics.answer_classification import is_dont_know
 from rageval_lc.metrics.context_precision import relevant_contexts
 from rageval_lc.metrics.ragas_score import RAGAS_WEIGHTS
 from rageval_lc.metrics.trace import TraceMode, response_support
@@ -249,7 +249,8 @@ class SampleJudgements:
         """The answer's claims, each supported or not by the contexts.
 
         ``shared`` / ``fused``: the response sentences with the TRACe pass's support verdicts, leaving
-        out sentences that only state uncertainty ("I don't know.": no claim is made).
+        out sentences that make no claim (:mod:`rageval_lc.claims`: headings, code, greetings, "Here is how:",
+        hedges and refusals such as "I don't know.").
         ``separate``: extracted claims verified in one call. Without contexts nothing can support a
         claim, so no verification call is made.
         """
@@ -266,7 +267,7 @@ class SampleJudgements:
                 "verify_claims", lambda: self._ask("verify_claims", claims=extracted.value, contexts=sample.contexts)
             )
         sentences = sample.sentences
-        claim_keys = [key for key, text in sentences.response if not is_dont_know(text)]
+        claim_keys = [key for key, text in sentences.response if is_claim(text)]
         if not claim_keys:
             return Judgement(name="claims", value=[], reason="The answer makes no claim.")
         if not sample.contexts:

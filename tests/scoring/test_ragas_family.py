@@ -304,8 +304,11 @@ def test_empty_answer() -> None:
     metrics = ["faithfulness", "answer_relevance", "answer_classification", "semantic_similarity", "bert_score"]
     result = evaluate_sample(sample(response=""), metrics, judge=judge, scoring_mode="separate")
     scores = result.scores()
-    assert scores["faithfulness"] == 1.0  # no claims: nothing unsupported was said
-    assert scores["answer_relevance"] == 0.0
+    # SPEC §6: an empty answer is undetermined for the metrics that judge it, never a perfect score
+    for name in ("faithfulness", "answer_relevance"):
+        assert result.results[name].status == "undetermined"
+        assert result.results[name].reason == "The answer is empty: there is nothing to judge."
+        assert scores[name] is None
     assert result.results["answer_classification"].details["label"] == "DON'T KNOW"
     assert scores["semantic_similarity"] == 0.0
     assert (scores["bert_score_precision"], scores["bert_score_recall"], scores["bert_score_f1"]) == (0.0, 0.0, 0.0)
