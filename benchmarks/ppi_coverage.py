@@ -1,0 +1,159 @@
+"""Does the prediction-powered interval hold the true rate? Coverage and width over random draws of labelled rows.
+
+Reads the offline judge's verdicts on the held-out RAGBench rows (``benchmarks/heldout_verdicts.py --json PATH``:
+its ``row_scores``, one entry per row with RAGBench's label ``supported`` and the judge's ``verdict`` and
+``probability``) and, for n = 50, 100 and 200, draws ``--draws`` uniform samples of n rows to "label" (their
+RAGBench label revealed; the others keep only the judge's verdict). The true rate is the share of all the rows
+RAGBench labels supported. Per n, how often each 95 % interval holds it and how wide it is:
+
+* PPI++ on the judge's 0/1 verdict (what ``rageval report --labels`` does with ``adherence``), and on its
+  ``adherence_probability`` (a finer predictor of the same label);
+* the labels alone (classical);
+* the judge's plain mean over all rows with its normal interval (the same every draw: it holds the true rate in
+  every draw or in none), and, per RAGBench sub-dataset, whether it holds that sub-dataset's true rate.
+
+Run::
+
+    python benchmarks/ppi_coverage.py .cache/bench/heldout_base.json [--draws 1000] [--seed 0] [--json PATH]
+
+Pure arithmetic (numpy; no model): a few seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rageval_lc.reports.ppi import ppi_mean  # noqa: E402
+
+SIZES = (50, 100, 200)
+
+
+def load(path: Path) -> list[dict]:
+    """The rows of a ``heldout_verdicts.py --json`` file, each checked to carry what the study reads."""
+    rows = json.loads(path.read_text(encoding="utf-8"))["row_scores"]
+    for i, row in enumerate(rows):
+        for key in ("supported", "verdict", "probability"):
+            if row.get(key) is None:
+                raise SystemExit(f"{path}: row_scores[{i}] has no {key!r}")
+    return rows
+
+
+def study(rows: list[dict], *, draws: int, seed: int, sizes=SIZES) -> dict:
+    """Coverage and mean width per n and interval, the judge's plain mean, and per sub-dataset its miss."""
+    truth = np.array([float(r["supported"]) for r in rows])
+    verdict = np.array([float(r["verdict"]) for r in rows])
+    probability = np.array([float(r["probability"]) for r in rows])
+    rate = float(truth.mean())
+    rng = np.random.default_rng(seed)
+    out: dict = {"rows": len(rows), "true_rate": rate, "draws": draws, "seed": seed, "by_n": {}}
+    whole = ppi_mean(truth, verdict, [])  # the judge over every row (the labels part is unused here)
+    out["judge"] = {
+        "mean": whole.judge_mean,
+        "low": whole.judge_low,
+        "high": whole.judge_high,
+        "holds": whole.judge_low <= rate <= whole.judge_high,
+        "agreement": float(np.mean(verdict == truth)),
+    }
+    for n in sizes:
+        if n >= len(rows):
+            continue
+        held = defaultdict(int)
+        widths = defaultdict(list)
+        lams = []
+        for _ in range(draws):
+            labelled = np.zeros(len(rows), dtype=bool)
+            labelled[rng.choice(len(rows), size=n, replace=False)] = True
+            y = truth[labelled]
+            for name, predictor in (("ppi_verdict", verdict), ("ppi_probability", probability)):
+                est = ppi_mean(y, predictor[labelled], predictor[~labelled])
+                held[name] += est.ci_low <= rate <= est.ci_high
+                widths[name].append(est.ci_high - est.ci_low)
+                if name == "ppi_verdict":
+                    lams.append(est.lam)
+                    held["classical"] += est.classical_low <= rate <= est.classical_high
+                    widths["classical"].append(est.classical_high - est.classical_low)
+        out["by_n"][n] = {
+            name: {"coverage": held[name] / draws, "mean_width": float(np.mean(widths[name]))}
+            for name in ("ppi_verdict", "ppi_probability", "classical")
+        }
+        out["by_n"][n]["mean_lambda_verdict"] = float(np.mean(lams))
+    subsets = defaultdict(list)
+    for row in rows:
+        subsets[str(row.get("id", "")).split(":", 1)[0] or "(none)"].append(row)
+    out["subsets"] = {}
+    for name, group in sorted(subsets.items()):
+        t = np.array([float(r["supported"]) for r in group])
+        v = np.array([float(r["verdict"]) for r in group])
+        est = ppi_mean(t, v, []) if len(group) >= 2 else None
+        if est is not None:
+            out["subsets"][name] = {
+                "rows": len(group),
+                "true_rate": float(t.mean()),
+                "judge_mean": est.judge_mean,
+                "judge_low": est.judge_low,
+                "judge_high": est.judge_high,
+                "judge_holds": bool(est.judge_low <= t.mean() <= est.judge_high),
+            }
+    return out
+
+
+def table(result: dict) -> str:
+    """The study as Markdown: coverage and mean width per n, then the judge's plain mean."""
+    judge = result["judge"]
+    lines = [
+        f"{result['rows']} held-out RAGBench rows, true rate (supported) {result['true_rate']:.3f}; the judge's "
+        f"verdict agrees with the label on {judge['agreement']:.3f} of them. {result['draws']} draws per n "
+        f"(seed {result['seed']}).",
+        "",
+        "| labels n | PPI++ (verdict) holds | width | PPI++ (probability) holds | width | labels only holds | width "
+        "| width PPI++ / labels only | mean λ |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, f in result["by_n"].items():
+        pv, pp, cl = f["ppi_verdict"], f["ppi_probability"], f["classical"]
+        lines.append(
+            f"| {n} | {pv['coverage']:.1%} | {pv['mean_width']:.3f} | {pp['coverage']:.1%} | {pp['mean_width']:.3f} "
+            f"| {cl['coverage']:.1%} | {cl['mean_width']:.3f} | {pv['mean_width'] / cl['mean_width']:.2f} "
+            f"| {f['mean_lambda_verdict']:.2f} |"
+        )
+    holds = "holds it in every draw" if judge["holds"] else "misses it in every draw"
+    lines += [
+        "",
+        f"The judge's plain mean over all rows: {judge['mean']:.3f} [{judge['low']:.3f}, {judge['high']:.3f}] — "
+        f"the true rate is {result['true_rate']:.3f}, so its interval {holds} (it does not depend on the draw).",
+        "",
+        "| sub-dataset | rows | true rate | judge's plain mean [95 % CI] | holds |",
+        "|---|---:|---:|---|---|",
+    ]
+    for name, s in result["subsets"].items():
+        lines.append(
+            f"| {name} | {s['rows']} | {s['true_rate']:.3f} | {s['judge_mean']:.3f} "
+            f"[{s['judge_low']:.3f}, {s['judge_high']:.3f}] | {'yes' if s['judge_holds'] else 'no'} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("verdicts", type=Path, help="a heldout_verdicts.py --json file (with row_scores)")
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    result = study(load(args.verdicts), draws=args.draws, seed=args.seed)
+    print(table(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
