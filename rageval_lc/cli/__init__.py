@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from types import ModuleType
 
-from rageval_lc.cli import agreement, align, compare, evaluate, gate, quickstart, report, rgb
+from rageval_lc.cli import agreement, align, compare, evaluate, gate, label_sample, quickstart, report, rgb
 from rageval_lc.cli.common import error
 
-COMMANDS = (evaluate, agreement, rgb, report, gate, compare, align, quickstart)
+COMMANDS = (evaluate, agreement, rgb, report, label_sample, gate, compare, align, quickstart)
 """The command modules, in the order ``rageval --help`` lists them, each named for its command: ``HELP`` (its line in
 ``rageval --help``), ``DESCRIPTION`` (what ``rageval COMMAND --help`` says first, its line breaks folded; None for
 nothing), ``add_arguments(parser)`` adds its arguments to its parser, ``handle(args)`` runs it."""
@@ -51,8 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def name(command: ModuleType) -> str:
-    """The command a module of :data:`COMMANDS` runs: its own name, e.g. ``evaluate``."""
-    return command.__name__.rpartition(".")[2]
+    """The command a module of :data:`COMMANDS` runs: its own name, ``_`` written ``-``, e.g. ``label-sample``."""
+    return command.__name__.rpartition(".")[2].replace("_", "-")
 
 
 def _reader_gone() -> int:

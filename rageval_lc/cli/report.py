@@ -10,7 +10,8 @@ from rageval_lc.cli import common
 
 HELP = "summarise a results file; --html writes a self-contained report"
 DESCRIPTION = """Read the JSONL written by `rageval evaluate`, print the per-score summary, and with --html write one
-self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures)."""
+self-contained HTML page (summary, distributions, TRACe profile, worst rows, failures). With --labels, also each
+labelled score's prediction-powered mean and 95% interval beside the judge's plain mean and the labels alone."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the input JSONL the results were scored from: the page shows each listed row's question and answer "
         "(rows matched by line and checked by input_sha256)",
+    )
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        metavar="LABELLED",
+        help="a JSONL of labelled rows (rageval label-sample's file filled in, or the results of --judge labels), "
+        "matched to the results by id: prints each labelled score's prediction-powered (PPI++) mean and 95%% "
+        "interval beside the judge's plain mean and the labels alone; the labelled rows must be a uniform sample",
     )
     common.interval_options(parser)
 
@@ -51,7 +60,23 @@ def handle(args: argparse.Namespace) -> int:
         rows, bad = common.result_rows(args.results)
     except ValueError as exc:
         return common.error(str(exc))
+    labelled = None
+    if args.labels is not None:
+        if common.unusable(args.labels, "labels", args.html, "--html", "the report"):
+            return 2
+        from rageval_lc.reports.labelled import labelled_summary
+
+        try:
+            labelled = labelled_summary(rows, args.labels)
+        except ValueError as exc:
+            return common.error(str(exc))
+        except OSError as exc:
+            return common.error(f"cannot read {args.labels}: {exc.strerror or exc}")
     print(format_summary(summarize(rows, n_resamples=args.bootstrap, seed=args.seed)))
+    if labelled is not None:
+        from rageval_lc.reports.labelled import format_labelled_summary
+
+        print(f"\n{format_labelled_summary(labelled, source=args.labels.name)}")
     if bad:
         common.stderr(f"rageval: {bad} line{'s' if bad != 1 else ''} skipped (not result rows).")
     if args.html:
@@ -79,6 +104,7 @@ def handle(args: argparse.Namespace) -> int:
             worst_by=args.worst_by,
             n_resamples=args.bootstrap,
             seed=args.seed,
+            labelled=labelled,
         )
         return common.write_page(args.html, page, "HTML report")
     return 0

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_lc.metrics.ragas_score import RAGAS_WEIGHTS
 from rageval_lc.metrics.trace import TRACE_METRICS
@@ -50,6 +50,9 @@ from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _fmt, _head,
 from rageval_lc.reports.stats import DEFAULT_RESAMPLES
 from rageval_lc.reports.summary import reference_view, summarize
 from rageval_lc.text import plural
+
+if TYPE_CHECKING:
+    from rageval_lc.reports.labelled import LabelledSummary
 
 __all__ = ["FULL_CHARS", "LIST_BUDGET", "MAX_SCORES", "MAX_WORST", "render_html"]
 
@@ -96,6 +99,7 @@ def render_html(
     worst_by: str | Sequence[str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    labelled: LabelledSummary | None = None,
 ) -> str:
     """Render result rows (as ``rageval evaluate`` writes them) as one HTML page (bounded: see the module).
 
@@ -111,6 +115,9 @@ def render_html(
             values are worst, but for the scores in :data:`~rageval_lc.reports.attention.HIGHER_IS_WORSE`
             (``rmse_aggregation``: highest first).
         n_resamples, seed: the bootstrap of each mean's 95 % interval (0 resamples: no intervals).
+        labelled: the run's summary with labelled rows (:func:`~rageval_lc.reports.labelled.labelled_summary`):
+            a section after the summary draws each labelled score's judge mean, labels-only and prediction-powered
+            intervals.
 
     Raises:
         ValueError: If ``worst`` is not an int >= 1, or ``worst_by`` names a score the rows do not have.
@@ -129,6 +136,10 @@ def render_html(
     if len(judges) > MAX_JUDGES:
         judge_names += f" and {len(judges) - MAX_JUDGES} more"
     parts = [_summary_section(summaries, n_resamples, seed)]
+    if labelled is not None:
+        from rageval_lc.reports.labelled_html import labelled_section
+
+        parts.append(labelled_section(labelled))
     lists = _Budget(LIST_BUDGET)
     questions = any(row_question(row) is not None for row in rows)
     note = [] if questions else [_NO_QUESTIONS]  # said once, by the first list shown

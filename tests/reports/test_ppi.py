@@ -77,7 +77,8 @@ def test_the_worked_example_by_hand() -> None:
     assert est.mean == pytest.approx(0.5, abs=1e-12)
     assert (est.ci_low, est.ci_high) == pytest.approx((0.5 - z * se, 0.5 + z * se), abs=1e-12)
     classical_se = math.sqrt(0.25 / 8)
-    assert (est.classical_low, est.classical_high) == pytest.approx((0.5 - z * classical_se, 0.5 + z * classical_se))
+    expected = (0.5 - z * classical_se, 0.5 + z * classical_se)
+    assert (est.classical_low, est.classical_high) == pytest.approx(expected, abs=1e-12)
     judge_se = math.sqrt(0.625 * 0.375 / 16)  # the judge's 10 ones of 16, over all 16 rows
     assert (est.judge_mean, est.judge_low, est.judge_high) == pytest.approx(
         (0.625, 0.625 - z * judge_se, 0.625 + z * judge_se), abs=1e-12
@@ -98,7 +99,7 @@ def test_a_judge_that_says_the_same_everywhere_leaves_the_labels_alone() -> None
 
 def test_with_every_row_labelled_the_estimate_is_the_labels_mean() -> None:
     est = ppi_mean([1, 0, 1, 1], [1, 0, 0, 1], [])
-    assert (est.lam, est.mean, est.n_unlabelled) == (pytest.approx(0.0, abs=1e-12), pytest.approx(0.75), 0)
+    assert (est.lam, est.mean, est.n_unlabelled) == (pytest.approx(0.0, abs=1e-12), pytest.approx(0.75, abs=1e-12), 0)
     assert est.ci_high - est.ci_low == pytest.approx(est.classical_high - est.classical_low, abs=1e-12)
 
 
