@@ -15,8 +15,9 @@ the rows with an ok score to label, and write them as JSONL with the fields to f
 question, answer (and with --input its documents) and "labels", each score null until labelled (a number, or
 true/false). The judge's scores are left out so as not to sway the labeller. Given two results files (runs A and B
 of rageval compare), draw --n rows paired in both, one line per answer ("run": "A" or "B"; one line when the answers
-are the same). Only a uniform draw is offered: rows chosen as unsure or by subset would need their sampling weights
-in the estimate."""
+are the same). --stratify-by FIELD draws --n split evenly between the values of FIELD (e.g. dataset), each row
+naming its stratum, so that report --labels weighs each stratum by its share of the rows; rows chosen as unsure are
+not offered (they would need their sampling weights in the estimate)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SCORE",
         help="a score to label (repeatable; default: every score of the run but the companions, such as "
         "adherence_probability)",
+    )
+    parser.add_argument(
+        "--stratify-by",
+        metavar="FIELD",
+        help="one run: draw --n split evenly between the values of this field (as compare --by reads it, e.g. "
+        "dataset), uniformly within each; rageval report --labels then weighs each by its share of the rows",
     )
     parser.add_argument(
         "--input",
@@ -54,7 +61,9 @@ def handle(args: argparse.Namespace) -> int:
         contexts = None
         if args.input is not None:
             contexts, _ = input_fields(args.input, [row for run in runs for row in run])
-        drawn = draw_rows(runs, args.n, seed=args.seed, scores=args.score, contexts=contexts)
+        drawn = draw_rows(
+            runs, args.n, seed=args.seed, scores=args.score, contexts=contexts, stratify_by=args.stratify_by
+        )
     except ValueError as exc:
         return common.error(str(exc))
     except OSError as exc:
@@ -65,8 +74,9 @@ def handle(args: argparse.Namespace) -> int:
         return common.cannot_write(args.out, exc)
     total = len(runs[0])
     what = "pairs of rows" if len(runs) == 2 else "rows"
+    how = f"stratified by {args.stratify_by}" if args.stratify_by else "uniformly"
     common.stderr(
-        f"rageval: {args.n} {what} of {total} drawn (uniformly, seed {args.seed}) into {args.out}: "
+        f"rageval: {args.n} {what} of {total} drawn ({how}, seed {args.seed}) into {args.out}: "
         f"{len(drawn)} answers to label for {', '.join(drawn[0]['labels'])}."
     )
     unmatched = sum(1 for row in drawn if "contexts" not in row) if args.input is not None else 0

@@ -3,8 +3,10 @@
 The prediction-powered mean (:mod:`~rageval_lc.reports.ppi`) corrects the judge by its error on the labelled rows,
 which stands for its error on all rows only when every row was as likely to be labelled: a uniform draw. Rows
 chosen because the judge was unsure (an active draw), or more from one sub-dataset than its share (a stratified
-draw), over-represent some rows, and the correction would be weighted wrongly unless each labelled row carried the
-inverse of its chance of being drawn, and the estimator used it; so only the uniform draw is offered.
+draw), over-represent some rows, and the correction is weighted wrongly unless each labelled row carries the
+inverse of its chance of being drawn and the estimator uses it. The stratified draw is offered with its weights
+done: each row names its stratum, and the estimate is made stratum by stratum and weighed by each stratum's share
+of the rows (:func:`~rageval_lc.reports.ppi.stratified_ppi_mean`). An active draw is not offered.
 
 Each row written carries its ``id`` and input ``line`` (to be matched back), the question and the answer as scored
 (and, from the input file, the documents), and ``labels``: each score to label, ``null`` until filled in (a number,
@@ -59,6 +61,7 @@ def draw_rows(
     seed: int = 0,
     scores: Sequence[str] | None = None,
     contexts: Mapping[int, Mapping[str, Any]] | None = None,
+    stratify_by: str | None = None,
 ) -> list[dict[str, Any]]:
     """Draw ``n`` rows uniformly (without replacement, ``numpy.random.default_rng(seed)``) among the rows where the
     judge scored some score to label ``ok``, and return them, in the run's order, as rows to label.
@@ -73,9 +76,14 @@ def draw_rows(
         seed: the draw's seed.
         scores: the scores to label (default: :func:`label_scores`).
         contexts: per input line, fields read from the input file (``contexts``, ``reference``) to add.
+        stratify_by: one run only: draw stratum by stratum of this field (as ``compare --by`` reads it, e.g.
+            ``dataset``), ``n`` split evenly between the strata (a stratum with fewer rows gives them all, the rest
+            going to the others), uniformly within each; each row written names its ``stratum`` and the
+            ``stratified_by`` field, so that ``rageval report --labels`` weighs each stratum by its share of the rows.
 
     Raises:
-        ValueError: If ``n`` is below 2 or above the rows there are to draw from, or a score is unknown.
+        ValueError: If ``n`` is below 2 or above the rows there are to draw from, or a score is unknown; with
+            ``stratify_by``, if no row has the field, a stratum has fewer than 2 rows, or ``n`` is below 2 a stratum.
     """
     import numpy as np
 
@@ -99,7 +107,21 @@ def draw_rows(
     if n > len(units):
         what = "pairs scored ok in both runs" if len(runs) > 1 else "rows with an ok score to label"
         raise ValueError(f"--n {n} is more than the {len(units)} {what}.")
-    chosen = sorted(np.random.default_rng(seed).choice(len(units), size=n, replace=False).tolist())
+    rng = np.random.default_rng(seed)
+    stratum_of: dict[int, str] = {}
+    if stratify_by is None:
+        chosen = sorted(rng.choice(len(units), size=n, replace=False).tolist())
+    else:
+        if len(runs) > 1:
+            raise ValueError("--stratify-by draws for one run (rageval report); compare runs on a uniform draw.")
+        strata = _strata(units, stratify_by)
+        sizes = {name: len(indices) for name, indices in strata.items()}
+        chosen = []
+        for name, take in _even_split(sizes, n).items():
+            picked = [strata[name][j] for j in rng.choice(sizes[name], size=take, replace=False).tolist()]
+            chosen += picked
+            stratum_of.update(dict.fromkeys(picked, name))
+        chosen.sort()
     out: list[dict[str, Any]] = []
     for index in chosen:
         unit = units[index]
@@ -114,9 +136,56 @@ def draw_rows(
             extra = (contexts or {}).get(row.get("line"))  # type: ignore[arg-type]
             if extra:
                 item.update(extra)
+            if index in stratum_of:
+                item["stratum"], item["stratified_by"] = stratum_of[index], stratify_by
             item["labels"] = dict.fromkeys(names)
             out.append(item)
     return out
+
+
+def _strata(units: Sequence[tuple[Row, ...]], field: str) -> dict[str, list[int]]:
+    """The units' indices by their value of ``field``, strata in sorted order.
+
+    Raises:
+        ValueError: If no row has the field (listing those there are), or a stratum has fewer than 2 rows.
+    """
+    from rageval_lc.reports.compare import MISSING, Pair, fields_of, subset_of
+
+    strata: dict[str, list[int]] = {}
+    for index, unit in enumerate(units):
+        strata.setdefault(subset_of(Pair("", 0, unit[0], unit[0]), field), []).append(index)
+    if list(strata) == [MISSING]:
+        there = ", ".join(fields_of(unit[0] for unit in units)) or "none"
+        raise ValueError(f"--stratify-by {field!r}: no row has the field; the fields there are: {there}.")
+    small = [name for name, indices in strata.items() if len(indices) < 2]
+    if small:
+        raise ValueError(f"--stratify-by {field!r}: the stratum {small[0]!r} has fewer than 2 rows to label.")
+    return dict(sorted(strata.items()))
+
+
+def _even_split(sizes: Mapping[str, int], n: int) -> dict[str, int]:
+    """``n`` split as evenly as the strata's sizes allow: each the same share (the first ones one more), a stratum
+    too small gives all its rows and the rest goes to the others.
+
+    Example:
+        >>> _even_split({"a": 3, "b": 100, "c": 100}, 20)
+        {'a': 3, 'b': 9, 'c': 8}
+
+    Raises:
+        ValueError: If ``n`` is below 2 per stratum.
+    """
+    if n < 2 * len(sizes):
+        raise ValueError(f"--n {n} is below 2 rows for each of the {len(sizes)} strata.")
+    take = dict.fromkeys(sizes, 0)
+    left = n
+    while left:
+        open_ = [name for name in sizes if take[name] < sizes[name]]
+        share, extra = divmod(left, len(open_))
+        for i, name in enumerate(open_):
+            more = min(share + (i < extra), sizes[name] - take[name])
+            take[name] += more
+            left -= more
+    return take
 
 
 def _text(row: Row, name: str) -> str | None:

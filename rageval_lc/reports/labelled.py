@@ -65,6 +65,8 @@ class LabelRow:
     response: str | None
     values: dict[str, float | None]
     run: str | None = None
+    stratum: str | None = None  # with ``stratified_by``: the field the draw was stratified by, and its value here
+    stratified_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class LabelledSummary:
     judge_not_ok: dict[str, int] = field(default_factory=dict)
     without: dict[str, str] = field(default_factory=dict)
     source: str | None = None
+    stratified_by: str | None = None  # the labels were drawn stratum by stratum of this field
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as JSON-ready values."""
@@ -150,6 +153,11 @@ def _label_row(row: Any, where: str) -> LabelRow:
         run = row.get("run")
         if run is not None and run not in RUNS:
             raise ValueError(f"{where}: 'run' must be 'A' or 'B' (the run of rageval compare it labels). Got {run!r}.")
+        for name in ("stratum", "stratified_by"):
+            if row.get(name) is not None and not isinstance(row[name], str):
+                raise ValueError(f"{where}: {name!r} must be a string. Got {row[name]!r}.")
+        if (row.get("stratum") is None) != (row.get("stratified_by") is None):
+            raise ValueError(f"{where}: a row of a stratified draw names both 'stratum' and 'stratified_by'.")
     else:
         got = f"keys {sorted(row)[:8]}"
         msg = (
@@ -164,6 +172,8 @@ def _label_row(row: Any, where: str) -> LabelRow:
         response=response if isinstance(response, str) else None,
         values=values,
         run=run,
+        stratum=row.get("stratum") if "labels" in row else None,
+        stratified_by=row.get("stratified_by") if "labels" in row else None,
     )
 
 
@@ -260,7 +270,7 @@ def labelled_summary(
             two label rows disagree on one row.
     """
     from rageval_lc.reports.compare import _rows
-    from rageval_lc.reports.ppi import ppi_mean
+    from rageval_lc.reports.ppi import ppi_mean, stratified_ppi_mean
 
     rows = _rows(run, "run")
     label_rows = read_labels(labels)
@@ -275,6 +285,8 @@ def labelled_summary(
     scores: dict[str, PPIEstimate] = {}
     judge_not_ok: dict[str, int] = {}
     without: dict[str, str] = {}
+    field_name = _stratified_by(label_rows)
+    strata = _strata(rows, matching.labels, field_name) if field_name is not None else None
     for name in common:
         y, f, fu, not_ok = _split(rows, matching.labels, name)
         if not_ok:
@@ -282,7 +294,19 @@ def labelled_summary(
         if len(y) < 2:
             without[name] = f"{len(y)} labelled row{'s' if len(y) != 1 else ''} with an ok judge score (needs 2)"
             continue
-        scores[name] = ppi_mean(y, f, fu, confidence=confidence)
+        if strata is None:
+            scores[name] = ppi_mean(y, f, fu, confidence=confidence)
+            continue
+        groups = {}
+        for stratum, indices in strata.items():
+            part = {k: matching.labels[i] for k, i in enumerate(indices) if i in matching.labels}
+            y_h, f_h, fu_h, _ = _split([rows[i] for i in indices], part, name)
+            if y_h or fu_h:  # a stratum where the judge scored no row is none of this score's
+                groups[stratum] = (y_h, f_h, fu_h)
+        try:
+            scores[name] = stratified_ppi_mean(groups, confidence=confidence)
+        except ValueError as exc:
+            without[name] = f"stratified by {field_name}: {exc}"
     for name in labelled_names:
         if name not in names:
             without[name] = "not a score of the run"
@@ -293,7 +317,43 @@ def labelled_summary(
         judge_not_ok=judge_not_ok,
         without=without,
         source=str(labels) if isinstance(labels, (str, Path)) else None,
+        stratified_by=field_name,
     )
+
+
+def _stratified_by(labels: Sequence[LabelRow]) -> str | None:
+    """The field a stratified draw was stratified by (every label row names the same), else None (a uniform draw).
+
+    Raises:
+        ValueError: If some label rows name one and others none or another (two draws mixed).
+    """
+    fields = {label.stratified_by for label in labels}
+    if fields == {None}:
+        return None
+    if len(fields) > 1:
+        shown = ", ".join(sorted(repr(f) for f in fields))
+        msg = f"the labels mix draws: 'stratified_by' is {shown} (one draw, uniform or stratified, at a time)."
+        raise ValueError(msg)
+    return fields.pop()
+
+
+def _strata(rows: Sequence[Row], labels: Mapping[int, LabelRow], name: str) -> dict[str, list[int]]:
+    """The rows' indices by their value of the field ``name`` (as ``compare --by`` reads it).
+
+    Raises:
+        ValueError: If a labelled row's ``stratum`` is not its scored row's value of the field.
+    """
+    from rageval_lc.reports.compare import Pair, subset_of
+
+    strata: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        stratum = subset_of(Pair("", 0, row, row), name)
+        label = labels.get(index)
+        if label is not None and label.stratum != stratum:
+            msg = f"{label.where}: stratum {label.stratum!r}, but the scored row's {name} is {stratum!r}."
+            raise ValueError(msg)
+        strata.setdefault(stratum, []).append(index)
+    return strata
 
 
 def labelled_difference(
@@ -332,6 +392,9 @@ def labelled_difference(
     if not pairs:
         raise ValueError("no row of run B has the id of a row of run A: compare two runs over the same input rows.")
     label_rows = read_labels(labels)
+    if _stratified_by(label_rows) is not None:
+        msg = "the labels are of a stratified draw, which rageval report reads; compare runs on a uniform draw."
+        raise ValueError(msg)
     match_a = match_labels(rows_a, label_rows, run="A")
     match_b = match_labels(rows_b, label_rows, run="B")
     at_a = {id(row): i for i, row in enumerate(rows_a)}
@@ -457,6 +520,11 @@ def format_labelled_summary(summary: LabelledSummary, *, source: str | None = No
             for name, e in summary.scores.items()
         ]
         lines.append(format_table(headers, table))
+    if summary.stratified_by is not None and summary.scores:
+        lines.append(
+            f"Stratified by {summary.stratified_by}: each stratum's estimate weighed by its share of the rows "
+            "(λ: the strata's, so weighed)."
+        )
     for name, count in summary.judge_not_ok.items():
         lines.append(f"{name}: {count} labelled row{'s' if count != 1 else ''} left out (the judge's score not ok).")
     for name, why in summary.without.items():

@@ -57,6 +57,11 @@ def labelled_section(summary: LabelledSummary) -> str:
             + f"<td class='num'>{est.lam:.2f}</td><td class='num'>{worth}</td></tr>"
         )
     notes = [f"<p class='muted'>{_e(name)}: no estimate ({_e(why)}).</p>" for name, why in summary.without.items()]
+    if summary.stratified_by is not None:
+        notes.append(
+            f"<p class='muted'>The labels were drawn stratum by stratum of {_cut(summary.stratified_by, NAME_CHARS)}: "
+            "each stratum's estimate is weighed by its share of the rows.</p>"
+        )
     notes += [
         f"<p class='muted'>{_e(name)}: {k} labelled row{'s' if k != 1 else ''} left out (the judge's score not ok).</p>"
         for name, k in summary.judge_not_ok.items()

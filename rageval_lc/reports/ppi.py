@@ -35,13 +35,13 @@ Example (by hand: the judge says 1 on all four rows labelled 1 and on one of the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["PPIEstimate", "expected_width", "ppi_mean"]
+__all__ = ["PPIEstimate", "expected_width", "ppi_mean", "stratified_ppi_mean"]
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,71 @@ def ppi_mean(
         judge_low=judge_mean - z * judge_se,
         judge_high=judge_mean + z * judge_se,
         effective_labels=float(effective) if classical_se > 0 else float(n),
+        confidence=float(confidence),
+    )
+
+
+def stratified_ppi_mean(
+    strata: Mapping[str, tuple[Sequence[float], Sequence[float], Sequence[float]]], *, confidence: float = 0.95
+) -> PPIEstimate:
+    """The prediction-powered mean over rows drawn for labelling stratum by stratum (so many rows from each, not in
+    proportion to its size): each stratum's PPI++ estimate (:func:`ppi_mean`, its own λ), weighed by the stratum's
+    share of the rows, W = (its labelled + unlabelled rows) / all rows.
+
+    θ = Σ W·θ_stratum and se² = Σ W²·se_stratum², the same for the labels alone; the judge's plain mean is over all
+    rows. ``lam`` is the strata's λ weighed by W, ``n`` and ``n_unlabelled`` are sums. A uniform draw over all rows
+    needs none of this (:func:`ppi_mean`); a draw that over-represents a small stratum needs it, or its rows would
+    count as if they were that common.
+
+    Args:
+        strata: per stratum, its ``(labels, judged_labelled, judged_unlabelled)`` (see :func:`ppi_mean`).
+        confidence: the intervals' coverage.
+
+    Raises:
+        ValueError: If there is no stratum, or a stratum has fewer than 2 labels (naming it), or as :func:`ppi_mean`.
+
+    Example (two strata of 4 rows, 2 labelled in each; the judge right everywhere in the first):
+        >>> est = stratified_ppi_mean({"a": ([1, 0], [1, 0], [1, 1]), "b": ([1, 1], [0, 1], [0, 0])})
+        >>> round(est.classical_mean, 3), est.judge_mean, (est.n, est.n_unlabelled)
+        (0.75, 0.5, (4, 4))
+    """
+    if not strata:
+        raise ValueError("strata must hold at least one stratum.")
+    estimates, sizes = {}, {}
+    for name, (y, f, fu) in strata.items():
+        if len(y) < 2:
+            msg = f"stratum {name!r} has {len(y)} labelled row{'s' if len(y) != 1 else ''}; each stratum needs 2."
+            raise ValueError(msg)
+        estimates[name] = ppi_mean(y, f, fu, confidence=confidence)
+        sizes[name] = len(y) + len(fu)
+    total = sum(sizes.values())
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
+    weights = {name: size / total for name, size in sizes.items()}
+
+    def combined(mean: str, low: str, high: str) -> tuple[float, float]:
+        value = math.fsum(weights[k] * getattr(e, mean) for k, e in estimates.items())
+        spread = [weights[k] * (getattr(e, high) - getattr(e, low)) / (2 * z) for k, e in estimates.items()]
+        return value, math.sqrt(math.fsum(part * part for part in spread))
+
+    mean, se = combined("mean", "ci_low", "ci_high")
+    classical, classical_se = combined("classical_mean", "classical_low", "classical_high")
+    judged = np.concatenate([np.asarray(list(f) + list(fu), dtype=float) for _, f, fu in strata.values()])
+    judge_mean, judge_se = float(judged.mean()), float(judged.std()) / math.sqrt(judged.size)
+    n = sum(e.n for e in estimates.values())
+    return PPIEstimate(
+        n=n,
+        n_unlabelled=sum(e.n_unlabelled for e in estimates.values()),
+        mean=mean,
+        ci_low=mean - z * se,
+        ci_high=mean + z * se,
+        lam=math.fsum(weights[k] * e.lam for k, e in estimates.items()),
+        classical_mean=classical,
+        classical_low=classical - z * classical_se,
+        classical_high=classical + z * classical_se,
+        judge_mean=judge_mean,
+        judge_low=judge_mean - z * judge_se,
+        judge_high=judge_mean + z * judge_se,
+        effective_labels=n * (classical_se / se) ** 2 if se > 0 else (float(n) if classical_se == 0 else math.inf),
         confidence=float(confidence),
     )
 

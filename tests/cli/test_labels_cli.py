@@ -139,3 +139,23 @@ def test_the_command_is_listed() -> None:
     from rageval_lc.cli import build_parser
 
     assert "label-sample" in build_parser().format_help()
+
+
+def test_label_sample_stratified_then_report(tmp_path: Path, capsys) -> None:
+    rows = [
+        {"id": f"{'covidqa' if i < 12 else 'hotpotqa'}_test:{i}:gpt-4", "line": i + 1, "status": {"adherence": "ok"},
+         "scores": {"adherence": float(i % 3 != 0)}}
+        for i in range(16)
+    ]  # fmt: skip
+    scores = write_jsonl(tmp_path / "scores.jsonl", rows)
+    out = tmp_path / "to_label.jsonl"
+    assert main(["label-sample", str(scores), "--n", "6", "--stratify-by", "dataset", "--out", str(out)]) == 0
+    assert "6 rows of 16 drawn (stratified by dataset, seed 0)" in capsys.readouterr().err
+    drawn = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(row["stratum"] for row in drawn) == ["covidqa"] * 3 + ["hotpotqa"] * 3
+    for row in drawn:
+        row["labels"]["adherence"] = 1
+    write_jsonl(out, drawn)
+    assert main(["report", str(scores), "--labels", str(out), "--bootstrap", "0"]) == 0
+    printed = capsys.readouterr().out
+    assert "Stratified by dataset: each stratum's estimate weighed by its share of the rows" in printed

@@ -273,3 +273,76 @@ def test_the_report_page_draws_the_three_intervals() -> None:
     assert "<b>0.500</b> <span class='ci'>[0.210, 0.790]</span>" in page  # test_ppi's hand computation
     assert "labels only: 0.500 [0.154, 0.846]" in page  # the plot's hover tip
     assert "prediction-powered" in page and "uniform random sample" in page
+
+
+def stratified_population(seed: int) -> list[dict]:
+    """900 rows of a common sub-dataset (true rate 0.9) and 100 of a rare one (0.1), a judge right on ~80 %."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(1000):
+        dataset, rate = ("common", 0.9) if i < 900 else ("rare", 0.1)
+        truth = bool(rng.random() < rate)
+        judged = truth if rng.random() < 0.8 else not truth
+        rows.append({**result(f"r{i}", float(judged), line=i + 1), "metadata": {"dataset": dataset}, "truth": truth})
+    return rows
+
+
+def test_a_stratified_draw_is_weighed_by_each_stratum_s_share() -> None:
+    rows = stratified_population(5)
+    drawn = draw_rows([rows], 60, seed=1, stratify_by="dataset")
+    assert [sum(row["stratum"] == name for row in drawn) for name in ("common", "rare")] == [30, 30]
+    assert {(row["stratified_by"], row["stratum"]) for row in drawn} == {("dataset", "common"), ("dataset", "rare")}
+    truth = {row["id"]: row["truth"] for row in rows}
+    for row in drawn:
+        row["labels"]["adherence"] = truth[row["id"]]
+    summary = labelled_summary(rows, drawn)
+    est = summary.scores["adherence"]
+    # by hand: each stratum's labels' mean, weighed 0.9 and 0.1 (the unweighted mean of the 60 labels is near 0.5)
+    mean_common = np.mean([truth[row["id"]] for row in drawn if row["stratum"] == "common"])
+    mean_rare = np.mean([truth[row["id"]] for row in drawn if row["stratum"] == "rare"])
+    assert est.classical_mean == pytest.approx(0.9 * mean_common + 0.1 * mean_rare, abs=1e-12)
+    assert summary.stratified_by == "dataset"
+    assert "Stratified by dataset: each stratum's estimate weighed by its share of the rows" in format_labelled_summary(
+        summary
+    )
+    unweighted = labelled_summary(rows, [{**row, "stratum": None, "stratified_by": None} for row in drawn])
+    assert unweighted.scores["adherence"].classical_mean == pytest.approx(
+        np.mean([truth[row["id"]] for row in drawn]), abs=1e-12
+    )
+
+
+def test_the_stratified_interval_holds_the_true_rate_where_the_unweighted_one_misses() -> None:
+    rows = stratified_population(6)
+    true_rate = np.mean([row["truth"] for row in rows])
+    truth = {row["id"]: row["truth"] for row in rows}
+    held = {"stratified": 0, "unweighted": 0}
+    for seed in range(200):
+        drawn = draw_rows([rows], 60, seed=seed, stratify_by="dataset")
+        for row in drawn:
+            row["labels"]["adherence"] = truth[row["id"]]
+        est = labelled_summary(rows, drawn).scores["adherence"]
+        held["stratified"] += est.ci_low <= true_rate <= est.ci_high
+        plain = labelled_summary(rows, [{**row, "stratum": None, "stratified_by": None} for row in drawn])
+        est = plain.scores["adherence"]
+        held["unweighted"] += est.ci_low <= true_rate <= est.ci_high
+    assert held["stratified"] >= 180  # 95 % of 200, less the draws' noise
+    assert held["unweighted"] <= 100  # the rare stratum counted as if half the rows
+
+
+def test_stratified_draws_say_what_is_wrong() -> None:
+    rows = stratified_population(7)
+    with pytest.raises(ValueError, match=r"--stratify-by 'topic': no row has the field; the fields there are: "):
+        draw_rows([rows], 10, stratify_by="topic")
+    with pytest.raises(ValueError, match=r"--n 3 is below 2 rows for each of the 2 strata"):
+        draw_rows([rows], 3, stratify_by="dataset")
+    with pytest.raises(ValueError, match=r"the stratum 'rare' has fewer than 2 rows"):
+        draw_rows([rows[:901]], 10, stratify_by="dataset")
+    with pytest.raises(ValueError, match=r"--stratify-by draws for one run"):
+        draw_rows([rows, rows], 10, stratify_by="dataset")
+    drawn = draw_rows([rows], 10, stratify_by="dataset")
+    with pytest.raises(ValueError, match=r"the labels mix draws"):
+        labelled_summary(rows, [*drawn, {"id": "r0", "labels": {"adherence": 1}}])
+    with pytest.raises(ValueError, match=r"labels\[0\]: stratum 'rare', but the scored row's dataset is 'common'"):
+        labelled_summary(rows, [{**drawn[0], "stratum": "rare", "labels": {"adherence": 1}}])
+    with pytest.raises(ValueError, match=r"rageval report reads; compare runs on a uniform draw"):
+        labelled_difference(rows, rows, [{**drawn[0], "labels": {"adherence": 1}}])

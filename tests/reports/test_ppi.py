@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from rageval_lc.reports.ppi import expected_width, ppi_mean
+from rageval_lc.reports.ppi import expected_width, ppi_mean, stratified_ppi_mean
 
 #: ppi-python and this module compute the same sums; only their order may differ.
 PPI_PY_ABS = 1e-10
@@ -173,3 +173,37 @@ def test_expected_width_is_the_width_simulated_draws_give() -> None:
         est = ppi_mean(truth[:100].astype(float), judged[:100], judged[100:])
         widths.append(est.ci_high - est.ci_low)
     assert float(np.mean(widths)) == pytest.approx(expected_width(100, 0.8, 0.7, unlabelled=2000), abs=0.005)
+
+
+@needs_ppi_py
+def test_a_stratified_estimate_weighs_ppi_python_s_per_stratum_figures_by_each_stratum_s_share() -> None:
+    from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
+
+    strata = {name: _inputs(kind, seed, n=40, big_n=size) for name, kind, seed, size in
+              (("a", "verdict", 7, 860), ("b", "probability", 8, 60), ("c", "verdict", 9, 260))}  # fmt: skip
+    est = stratified_ppi_mean(strata)
+    total = sum(len(y) + len(fu) for y, _, fu in strata.values())
+    z = 1.959963984540054
+    mean = variance = classical = classical_variance = 0.0
+    for y, f, fu in strata.values():
+        weight = (len(y) + len(fu)) / total
+        low, high = (float(v[0]) for v in ppi_mean_ci(y, f, fu, alpha=0.05))
+        mean += weight * float(ppi_mean_pointestimate(y, f, fu)[0])
+        variance += (weight * (high - low) / (2 * z)) ** 2
+        c_low, c_high = map(float, classical_mean_ci(y, alpha=0.05))
+        classical += weight * float(y.mean())
+        classical_variance += (weight * (c_high - c_low) / (2 * z)) ** 2
+    assert est.mean == pytest.approx(mean, abs=PPI_PY_ABS)
+    assert (est.ci_low, est.ci_high) == pytest.approx(
+        (mean - z * math.sqrt(variance), mean + z * math.sqrt(variance)), abs=PPI_PY_ABS
+    )
+    assert est.classical_mean == pytest.approx(classical, abs=PPI_PY_ABS)
+    assert est.classical_high - est.classical_low == pytest.approx(2 * z * math.sqrt(classical_variance), abs=1e-9)
+    judged = np.concatenate([np.concatenate([f, fu]) for _, f, fu in strata.values()])
+    assert est.judge_mean == pytest.approx(float(judged.mean()), abs=PPI_PY_ABS)
+    assert (est.n, est.n_unlabelled) == (120, 1180)
+
+
+def test_a_stratum_with_too_few_labels_is_named() -> None:
+    with pytest.raises(ValueError, match=r"stratum 'b' has 1 labelled row; each stratum needs 2"):
+        stratified_ppi_mean({"a": ([1, 0], [1, 0], [1]), "b": ([1], [1], [0, 1])})
