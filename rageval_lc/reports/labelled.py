@@ -39,9 +39,11 @@ if TYPE_CHECKING:  # numpy loads with the estimator
     from rageval_lc.reports.ppi import PPIEstimate
 
 __all__ = [
+    "FEW_LABELS",
     "LabelRow",
     "LabelledSummary",
     "Matching",
+    "caution",
     "format_labelled_summary",
     "labelled_difference",
     "labelled_summary",
@@ -463,6 +465,27 @@ def _split(
     return y, f, fu, not_ok  # type: ignore[return-value]
 
 
+#: Fewer labels than this: the normal intervals are rough, and the table says so.
+FEW_LABELS = 30
+
+
+def caution(est: PPIEstimate) -> str | None:
+    """Why an estimate's interval is not to be trusted as it stands, or None: too few labels, or labels that do
+    not vary (all 1, say), which give the labels alone a zero-width interval.
+
+    Example:
+        >>> from rageval_lc.reports.ppi import ppi_mean
+        >>> caution(ppi_mean([1, 1, 1], [1, 0, 1], [1, 0]))
+        'only 3 labels, all the same value: the intervals are too narrow to trust; label more rows'
+    """
+    same = est.classical_high - est.classical_low <= 1e-12
+    if est.n >= FEW_LABELS and not same:
+        return None
+    what = f"only {est.n} labels" if est.n < FEW_LABELS else f"{est.n} labels"
+    what += ", all the same value" if same else ""
+    return f"{what}: the intervals are too narrow to trust; label more rows"
+
+
 def format_labelled_summary(summary: LabelledSummary, *, source: str | None = None, difference: bool = False) -> str:
     """Render a :class:`LabelledSummary` as text: how the labels matched, the table, and what it means;
     ``difference``: one of :func:`labelled_difference` (figures of B − A over pairs of rows).
@@ -525,6 +548,7 @@ def format_labelled_summary(summary: LabelledSummary, *, source: str | None = No
             f"Stratified by {summary.stratified_by}: each stratum's estimate weighed by its share of the rows "
             "(λ: the strata's, so weighed)."
         )
+    lines += [f"{name}: {why}." for name, est in summary.scores.items() if (why := caution(est))]
     for name, count in summary.judge_not_ok.items():
         lines.append(f"{name}: {count} labelled row{'s' if count != 1 else ''} left out (the judge's score not ok).")
     for name, why in summary.without.items():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from rageval_lc.reports.labelled import LabelledSummary
+from rageval_lc.reports.labelled import LabelledSummary, caution
 from rageval_lc.reports.page import NAME_CHARS, _cut, _e, _fmt
 
 __all__ = ["intervals_svg", "labelled_section"]
@@ -56,7 +56,10 @@ def labelled_section(summary: LabelledSummary) -> str:
             )
             + f"<td class='num'>{est.lam:.2f}</td><td class='num'>{worth}</td></tr>"
         )
-    notes = [f"<p class='muted'>{_e(name)}: no estimate ({_e(why)}).</p>" for name, why in summary.without.items()]
+    notes = [
+        f"<p class='bad'>{_e(name)}: {_e(why)}.</p>" for name, est in summary.scores.items() if (why := caution(est))
+    ]
+    notes += [f"<p class='muted'>{_e(name)}: no estimate ({_e(why)}).</p>" for name, why in summary.without.items()]
     if summary.stratified_by is not None:
         notes.append(
             f"<p class='muted'>The labels were drawn stratum by stratum of {_cut(summary.stratified_by, NAME_CHARS)}: "

@@ -346,3 +346,21 @@ def test_stratified_draws_say_what_is_wrong() -> None:
         labelled_summary(rows, [{**drawn[0], "stratum": "rare", "labels": {"adherence": 1}}])
     with pytest.raises(ValueError, match=r"rageval report reads; compare runs on a uniform draw"):
         labelled_difference(rows, rows, [{**drawn[0], "labels": {"adherence": 1}}])
+
+
+def test_too_few_labels_or_labels_all_alike_are_called_out() -> None:
+    from rageval_lc.reports.labelled import caution
+
+    varied = ppi_mean([1, 0] * 20, [1, 0] * 20, [1, 0, 1])
+    alike = ppi_mean([1] * 40, [1, 0] * 20, [1, 0, 1])
+    few = ppi_mean([1, 0] * 4, [1, 0] * 4, [1, 0, 1])
+    assert caution(varied) is None
+    assert caution(alike) == "40 labels, all the same value: the intervals are too narrow to trust; label more rows"
+    assert caution(few) == "only 8 labels: the intervals are too narrow to trust; label more rows"
+    rows = [result(f"q{i}", float(i % 2)) for i in range(12)]
+    text = format_labelled_summary(
+        labelled_summary(rows, [{"id": f"q{i}", "labels": {"adherence": 1}} for i in range(4)])
+    )
+    assert (
+        "adherence: only 4 labels, all the same value: the intervals are too narrow to trust; label more rows." in text
+    )
