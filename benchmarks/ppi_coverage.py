@@ -15,6 +15,12 @@ RAGBench labels supported. Per n, how often each 95 % interval holds it and how 
 Run::
 
     python benchmarks/ppi_coverage.py .cache/bench/heldout_base.json [--draws 1000] [--seed 0] [--json PATH]
+        [--example-out tests/cli/data]
+
+``--example-out DIR`` also writes the guide's worked example (docs/guide/labels.md): the judge's verdicts as a
+results file (``ragbench_heldout_scores.jsonl``: ``adherence`` and ``adherence_probability`` per row, as ``rageval
+evaluate`` writes them) and RAGBench's labels of the same rows (``ragbench_heldout_truth.jsonl``, as ``rageval
+evaluate --judge labels`` writes them).
 
 Pure arithmetic (numpy; no model): a few seconds.
 """
@@ -142,15 +148,33 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def write_example(rows: list[dict], folder: Path) -> None:
+    """The guide's worked example: the judge's verdicts and RAGBench's labels as two results files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    scores, truth = [], []
+    for line, row in enumerate(rows, start=1):
+        status = {"adherence": "ok", "adherence_probability": "ok"}
+        judged = {"adherence": float(row["verdict"]), "adherence_probability": round(float(row["probability"]), 4)}
+        scores.append({"id": row["id"], "line": line, "scores": judged, "status": status})
+        labelled = {"adherence": float(row["supported"])}
+        truth.append({"id": row["id"], "line": line, "scores": labelled, "status": {"adherence": "ok"}})
+    for name, items in (("ragbench_heldout_scores.jsonl", scores), ("ragbench_heldout_truth.jsonl", truth)):
+        (folder / name).write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("verdicts", type=Path, help="a heldout_verdicts.py --json file (with row_scores)")
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--example-out", type=Path, help="also write the guide's worked example's files here")
     args = parser.parse_args()
-    result = study(load(args.verdicts), draws=args.draws, seed=args.seed)
+    rows = load(args.verdicts)
+    result = study(rows, draws=args.draws, seed=args.seed)
     print(table(result))
+    if args.example_out:
+        write_example(rows, args.example_out)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
 
