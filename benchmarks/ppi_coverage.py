@@ -22,6 +22,10 @@ results file (``ragbench_heldout_scores.jsonl``: ``adherence`` and ``adherence_p
 evaluate`` writes them) and RAGBench's labels of the same rows (``ragbench_heldout_truth.jsonl``, as ``rageval
 evaluate --judge labels`` writes them).
 
+``--ragbench-judge COLUMN`` reads no file of ours but the held-out RAGBench rows themselves (``--shared``, the fold
+of ``benchmarks/ragbench_folds.py``) with the verdicts RAGBench records of another judge, e.g. ``gpt3_adherence``
+(GPT-3.5's row verdict; ``verdict`` is the value >= 0.5, ``probability`` the value), on the rows that carry one.
+
 Pure arithmetic (numpy; no model): a few seconds.
 """
 
@@ -41,6 +45,33 @@ sys.path.insert(0, str(ROOT))
 from rageval_lc.reports.ppi import ppi_mean  # noqa: E402
 
 SIZES = (50, 100, 200)
+
+
+def from_ragbench(shared: Path, column: str) -> list[dict]:
+    """The held-out RAGBench rows with a recorded verdict in ``column``, as ``row_scores`` entries."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from ragbench_folds import fold_of
+
+    from rageval_lc.datasets.ragbench import load_ragbench
+
+    rows = []
+    for file in sorted((shared / "data" / "ragbench").glob("*.jsonl")):
+        for record in load_ragbench(file):
+            meta = record.sample.metadata
+            value = record.other_judges.get(column)
+            if value is None or fold_of(meta["dataset_name"], record.dataset, meta["ragbench_id"]) != "held":
+                continue
+            rows.append(
+                {
+                    "id": f"{record.dataset}:{meta['ragbench_id']}",
+                    "supported": bool(record.released_scores["adherence"]),
+                    "verdict": float(value) >= 0.5,
+                    "probability": float(value),
+                }
+            )
+    if not rows:
+        raise SystemExit(f"no held-out row of {shared}/data/ragbench carries {column!r}")
+    return rows
 
 
 def load(path: Path) -> list[dict]:
@@ -164,13 +195,19 @@ def write_example(rows: list[dict], folder: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("verdicts", type=Path, help="a heldout_verdicts.py --json file (with row_scores)")
+    parser.add_argument("verdicts", type=Path, nargs="?", help="a heldout_verdicts.py --json file (with row_scores)")
+    parser.add_argument(
+        "--ragbench-judge", metavar="COLUMN", help="RAGBench's recorded verdicts instead, e.g. gpt3_adherence"
+    )
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--example-out", type=Path, help="also write the guide's worked example's files here")
     args = parser.parse_args()
-    rows = load(args.verdicts)
+    if (args.verdicts is None) == (args.ragbench_judge is None):
+        parser.error("give a verdicts file or --ragbench-judge COLUMN (one of them)")
+    rows = load(args.verdicts) if args.verdicts else from_ragbench(args.shared, args.ragbench_judge)
     result = study(rows, draws=args.draws, seed=args.seed)
     print(table(result))
     if args.example_out:
