@@ -7,6 +7,7 @@ A labels file is JSONL, one labelled row a line, in either form:
   ``rageval label-sample`` writes, filled in: a value is a number or ``true`` / ``false`` (1 / 0), ``null`` is not
   labelled; ``line`` (the input line) tells rows with one id apart, ``response`` checks that the label is for the
   answer that was scored; ``run`` (``"A"`` or ``"B"``) says which run of ``rageval compare`` it labels;
+  ``stratum`` and ``stratified_by`` mark a row of a stratified draw (the estimate is then made stratum by stratum);
 * a result row (``rageval evaluate --judge labels`` on the labelled rows): its ``ok`` scores are the labels.
 
 Labels are matched to scored rows by id (and ``line`` where an id names several); a label for another answer than
