@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 from rageval_lc.reports.ppi import ppi_mean  # noqa: E402
 
 SIZES = (50, 100, 200)
+Z = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
 
 def from_ragbench(shared: Path, column: str) -> list[dict]:
@@ -112,15 +113,22 @@ def study(rows: list[dict], *, draws: int, seed: int, sizes=SIZES) -> dict:
             y = truth[labelled]
             for name, predictor in (("ppi_verdict", verdict), ("ppi_probability", probability)):
                 est = ppi_mean(y, predictor[labelled], predictor[~labelled])
-                held[name] += est.ci_low <= rate <= est.ci_high
-                widths[name].append(est.ci_high - est.ci_low)
+                intervals = {name: (est.ci_low, est.ci_high)}
                 if name == "ppi_verdict":
                     lams.append(est.lam)
-                    held["classical"] += est.classical_low <= rate <= est.classical_high
-                    widths["classical"].append(est.classical_high - est.classical_low)
+                    intervals["classical"] = (est.classical_low, est.classical_high)
+                    # the normal intervals, as ppi-python gives them: mean ± z·se
+                    intervals["ppi_verdict_normal"] = (est.mean - Z * est.se, est.mean + Z * est.se)
+                    intervals["classical_normal"] = (
+                        est.classical_mean - Z * est.classical_se,
+                        est.classical_mean + Z * est.classical_se,
+                    )
+                for key, (low, high) in intervals.items():
+                    held[key] += low <= rate <= high
+                    widths[key].append(high - low)
         out["by_n"][n] = {
             name: {"coverage": held[name] / draws, "mean_width": float(np.mean(widths[name]))}
-            for name in ("ppi_verdict", "ppi_probability", "classical")
+            for name in ("ppi_verdict", "ppi_verdict_normal", "ppi_probability", "classical", "classical_normal")
         }
         out["by_n"][n]["mean_lambda_verdict"] = float(np.mean(lams))
     subsets = defaultdict(list)
@@ -151,17 +159,21 @@ def table(result: dict) -> str:
         f"verdict agrees with the label on {judge['agreement']:.3f} of them. {result['draws']} draws per n "
         f"(seed {result['seed']}).",
         "",
-        "| labels n | PPI++ (verdict) holds | width | PPI++ (probability) holds | width | labels only holds | width "
-        "| width PPI++ / labels only | mean λ |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "PPI++ and labels only: the intervals rageval prints (Wilson's at the effective number of labels, for a "
+        "rate); normal: mean ± 1.96·se, as ppi-python gives them. Coverage: share of draws whose interval holds the "
+        "true rate; width: mean width.",
+        "",
+        "| labels n | PPI++ holds | width | PPI++ normal holds | width | PPI++ on probability holds | width "
+        "| labels only holds | width | labels only normal holds | width | width PPI++ / labels only | mean λ |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for n, f in result["by_n"].items():
-        pv, pp, cl = f["ppi_verdict"], f["ppi_probability"], f["classical"]
-        lines.append(
-            f"| {n} | {pv['coverage']:.1%} | {pv['mean_width']:.3f} | {pp['coverage']:.1%} | {pp['mean_width']:.3f} "
-            f"| {cl['coverage']:.1%} | {cl['mean_width']:.3f} | {pv['mean_width'] / cl['mean_width']:.2f} "
-            f"| {f['mean_lambda_verdict']:.2f} |"
-        )
+        cells = [
+            f"{f[key]['coverage']:.1%} | {f[key]['mean_width']:.3f}"
+            for key in ("ppi_verdict", "ppi_verdict_normal", "ppi_probability", "classical", "classical_normal")
+        ]
+        ratio = f["ppi_verdict"]["mean_width"] / f["classical"]["mean_width"]
+        lines.append(f"| {n} | {' | '.join(cells)} | {ratio:.2f} | {f['mean_lambda_verdict']:.2f} |")
     holds = "holds it in every draw" if judge["holds"] else "misses it in every draw"
     lines += [
         "",

@@ -420,8 +420,8 @@ def labelled_difference(
                 y.append(truth[1] - truth[0])  # type: ignore[operator]
                 f.append(values[1] - values[0])
         labelled_pairs = max(labelled_pairs, len(y))
-        if len(y) >= 2:
-            scores[name] = ppi_mean(y, f, fu, confidence=confidence)
+        if len(y) >= 2:  # differences run from -1 to 1: normal intervals, never a rate's
+            scores[name] = ppi_mean(y, f, fu, confidence=confidence, normal=True)
         elif any(name in lab.values for lab in match_a.labels.values()):
             without[name] = f"{len(y)} pair{'s' if len(y) != 1 else ''} labelled in both runs and ok (needs 2)"
     if label_rows and not scores and not without:
@@ -479,7 +479,7 @@ def caution(est: PPIEstimate) -> str | None:
         >>> caution(ppi_mean([1, 1, 1], [1, 0, 1], [1, 0]))
         'only 3 labels, all the same value: the intervals are too narrow to trust; label more rows'
     """
-    same = est.classical_high - est.classical_low <= 1e-12
+    same = est.classical_se <= 1e-12
     if est.n >= FEW_LABELS and not same:
         return None
     what = f"only {est.n} labels" if est.n < FEW_LABELS else f"{est.n} labels"
@@ -498,7 +498,7 @@ def format_labelled_summary(summary: LabelledSummary, *, source: str | None = No
         >>> print(lines[0])
         Labels: 2 labelled rows matched to scored rows; 4 scored rows without a label.
         >>> lines[1].split("  ")[:4], lines[3].split()[:5]
-        (['score', 'labels', 'unlabelled', 'judge mean'], ['a', '2', '4', '0.500', '[0.100,'])
+        (['score', 'labels', 'unlabelled', 'judge mean'], ['a', '2', '4', '0.500', '[0.188,'])
     """
     from rageval_lc.reports.summary import format_interval, format_table
 
@@ -559,7 +559,8 @@ def format_labelled_summary(summary: LabelledSummary, *, source: str | None = No
             "PPI++: the judge's mean corrected by its error measured on the labelled rows (prediction-powered, "
             "power-tuned: λ weighs the judge, 0 = the labels alone); worth: how many labels alone would give as "
             "narrow an interval.",
-            "Normal (large-sample) intervals; valid when the labelled rows are a uniform random sample of the scored "
-            "rows (rageval label-sample draws one) and a few dozen at least.",
+            "95% CIs: for a rate (labels 0/1), Wilson's interval at the effective number of labels, else normal; "
+            "large-sample intervals, valid when the labelled rows are a uniform random sample of the scored rows "
+            "(rageval label-sample draws one) and a few dozen at least.",
         ]
     return "\n".join(lines)

@@ -79,9 +79,10 @@ def labelled_section(summary: LabelledSummary) -> str:
     explain = (
         "<p class='muted'>The judge's plain mean carries the judge's errors; the labels alone are unbiased but wide; "
         "the prediction-powered mean (PPI++) is the judge's mean corrected by its error measured on the labelled "
-        "rows, with λ weighing the judge (0: the labels alone), so its interval is never wider than the labels' "
-        "own. <i>Worth</i>: how many labels alone would give as narrow an interval. Normal (large-sample) "
-        "intervals, valid only when the labelled rows are a uniform random sample of the scored rows (as "
+        "rows, with λ weighing the judge (0: the labels alone), so its standard error is never larger than the "
+        "labels' own. <i>Worth</i>: how many labels alone would give as narrow an interval. For a rate (labels "
+        "0/1) the intervals are Wilson's at the effective number of labels, else normal: large-sample intervals, valid "
+        "only when the labelled rows are a uniform random sample of the scored rows (as "
         "<code>rageval label-sample</code> draws them) — not the rows someone chose, nor the ones that looked "
         "wrong.</p>"
     )

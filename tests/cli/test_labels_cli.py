@@ -37,16 +37,17 @@ def test_report_with_labels_prints_the_worked_example(tmp_path: Path, capsys) ->
     assert main(["report", str(scores), "--labels", str(tmp_path / "labelled.jsonl"), "--bootstrap", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
     start = out.index("Labels (labelled.jsonl): 8 labelled rows matched to scored rows; 8 scored rows without a label.")
-    # by hand: judge 10 of 16 = 0.625 ± 1.96·sqrt(0.625·0.375/16); labels 0.5 ± 1.96·sqrt(0.25/8); PPI++ λ = 0.375,
-    # θ = 0.5 ± 1.96·sqrt((0.375²·0.234375 + 0.142333984375)/8); worth 8·(0.25/8)/se² = 11.4
+    # by hand (tests/reports/test_ppi.py::test_the_worked_example_by_hand): Wilson's intervals, the judge's of 10 of
+    # 16, the labels' of 4 of 8; PPI++ λ = 0.375, θ = 0.5, se² = (0.375²·0.234375 + 0.142333984375)/8, Wilson's at
+    # 0.25/se² labels; worth 8·(0.25/8)/se² = 11.4
     assert out[start + 1 :] [:4] == [
         "  1 labelled but not scored (not in the run): q99",
         "score      labels  unlabelled  judge mean  judge 95% CI    labels mean  labels 95% CI   PPI++ mean  "
         "PPI++ 95% CI        λ  worth",
         "---------  ------  ----------  ----------  --------------  -----------  --------------  ----------  "
         "--------------  -----  -----",
-        "adherence       8           8       0.625  [0.388, 0.862]        0.500  [0.154, 0.846]       0.500  "
-        "[0.210, 0.790]  0.375     11",
+        "adherence       8           8       0.625  [0.386, 0.815]        0.500  [0.215, 0.785]       0.500  "
+        "[0.249, 0.751]  0.375     11",
     ]  # fmt: skip
 
 
@@ -57,8 +58,8 @@ def test_report_with_labels_writes_the_intervals_on_the_page(tmp_path: Path, cap
     page = tmp_path / "report.html"
     assert main(["report", str(scores), "--labels", str(labels), "--html", str(page), "--bootstrap", "0"]) == 0
     html = page.read_text(encoding="utf-8")
-    assert "<b>0.500</b> <span class='ci'>[0.210, 0.790]</span>" in html
-    assert "judge&#x27;s plain mean: 0.625 [0.388, 0.862]" in html
+    assert "<b>0.500</b> <span class='ci'>[0.249, 0.751]</span>" in html
+    assert "judge&#x27;s plain mean: 0.625 [0.386, 0.815]" in html
 
 
 @pytest.mark.parametrize(
@@ -124,7 +125,8 @@ def test_compare_with_labels_prints_the_difference(tmp_path: Path, capsys) -> No
     write_jsonl(out, labelled)
     assert main(["compare", str(run_a), str(run_b), "--labels", str(out), "--bootstrap", "200"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    # B - A is B's own figures here (A is 0 everywhere, judged and true): the worked example's
+    # B - A is B's own figures here (A is 0 everywhere, judged and true): the worked example's, with the normal
+    # intervals a difference takes (test_ppi.py: θ ± 1.96·se)
     row = next(line for line in printed if line.startswith("adherence       8"))
     assert row.split() == [
         "adherence", "8", "8", "0.625", "[0.388,", "0.862]", "0.500", "[0.154,", "0.846]", "0.500", "[0.210,",

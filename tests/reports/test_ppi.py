@@ -13,6 +13,8 @@ from rageval_lc.reports.ppi import expected_width, ppi_mean, stratified_ppi_mean
 
 #: ppi-python and this module compute the same sums; only their order may differ.
 PPI_PY_ABS = 1e-10
+#: The normal quantile of a two-sided 95 % interval.
+Z = 1.959963984540054
 
 needs_ppi_py = pytest.mark.skipif(
     importlib.util.find_spec("ppi_py") is None, reason="ppi-python is not installed (a test extra)"
@@ -41,7 +43,7 @@ def test_the_estimate_and_interval_equal_ppi_python_s(kind: str, seed: int) -> N
     from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 
     y, f, fu = _inputs(kind, seed)
-    est = ppi_mean(y, f, fu)
+    est = ppi_mean(y, f, fu, normal=True)
     low, high = ppi_mean_ci(y, f, fu, alpha=0.05)
     assert est.mean == pytest.approx(float(ppi_mean_pointestimate(y, f, fu)[0]), abs=PPI_PY_ABS)
     assert (est.ci_low, est.ci_high) == pytest.approx((float(low[0]), float(high[0])), abs=PPI_PY_ABS)
@@ -49,6 +51,29 @@ def test_the_estimate_and_interval_equal_ppi_python_s(kind: str, seed: int) -> N
     assert (est.classical_low, est.classical_high) == pytest.approx(tuple(map(float, classical)), abs=PPI_PY_ABS)
     assert est.classical_mean == pytest.approx(float(y.mean()), abs=PPI_PY_ABS)
     assert 0 < est.lam <= 1
+    # the default estimate is the same, with the same standard error: only a rate's interval takes Wilson's form
+    default = ppi_mean(y, f, fu)
+    assert (default.mean - Z * default.se, default.mean + Z * default.se) == pytest.approx(
+        (float(low[0]), float(high[0])), abs=PPI_PY_ABS
+    )
+    assert default.interval == ("normal" if kind == "score" else "wilson")
+
+
+@needs_ppi_py
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_rate_s_interval_is_wilson_s_at_the_effective_number_of_labels(seed: int) -> None:
+    from statsmodels.stats.proportion import proportion_confint  # a dependency of ppi-python
+
+    y, f, fu = _inputs("verdict", seed)
+    est = ppi_mean(y, f, fu)
+    n_eff = est.mean * (1 - est.mean) / est.se**2
+    expected = proportion_confint(est.mean * n_eff, n_eff, alpha=0.05, method="wilson")
+    assert (est.ci_low, est.ci_high) == pytest.approx(tuple(map(float, expected)), abs=PPI_PY_ABS)
+    labels_only = proportion_confint(int(y.sum()), y.size, alpha=0.05, method="wilson")  # successes of n
+    assert (est.classical_low, est.classical_high) == pytest.approx(tuple(map(float, labels_only)), abs=PPI_PY_ABS)
+    judged = np.concatenate([f, fu])
+    judge = proportion_confint(int(judged.sum()), judged.size, alpha=0.05, method="wilson")
+    assert (est.judge_low, est.judge_high) == pytest.approx(tuple(map(float, judge)), abs=PPI_PY_ABS)
 
 
 @needs_ppi_py
@@ -57,7 +82,7 @@ def test_a_given_lambda_gives_ppi_python_s_interval_for_it(lam: float) -> None:
     from ppi_py import ppi_mean_ci
 
     y, f, fu = _inputs("probability", 5, n=40, big_n=300)
-    est = ppi_mean(y, f, fu, lam=lam, confidence=0.9)
+    est = ppi_mean(y, f, fu, lam=lam, confidence=0.9, normal=True)
     low, high = ppi_mean_ci(y, f, fu, alpha=0.1, lam=lam)
     assert (est.ci_low, est.ci_high) == pytest.approx((float(low[0]), float(high[0])), abs=PPI_PY_ABS)
     assert est.lam == pytest.approx(lam, abs=PPI_PY_ABS)
@@ -70,7 +95,8 @@ def test_the_worked_example_by_hand() -> None:
     # y - λf: 0.625 four times, -0.375 once, 0 three times: mean 0.265625, mean square 0.212890625, variance
     # 0.142333984375; f unlabelled: variance 0.625 * 0.375 = 0.234375. se² = (0.375² * 0.234375 + 0.142333984375) / 8;
     # classical se² = 0.25 / 8.
-    est = ppi_mean([1, 1, 0, 0, 1, 0, 1, 0], [1, 1, 0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 1, 1, 0])
+    args = ([1, 1, 0, 0, 1, 0, 1, 0], [1, 1, 0, 1, 1, 0, 1, 0], [1, 0, 1, 1, 0, 1, 1, 0])
+    est = ppi_mean(*args, normal=True)
     se = math.sqrt((0.375**2 * 0.234375 + 0.142333984375) / 8)
     z = 1.959963984540054
     assert est.lam == pytest.approx(0.375, abs=1e-12)
@@ -85,6 +111,13 @@ def test_the_worked_example_by_hand() -> None:
     )
     assert est.effective_labels == pytest.approx(8 * classical_se**2 / se**2, abs=1e-9)
     assert (est.n, est.n_unlabelled) == (8, 8)
+    # the default, a rate's interval: Wilson's at the effective number of labels m = 0.5 * 0.5 / se²
+    rate = ppi_mean(*args)
+    m = 0.25 / se**2
+    half = z / (1 + z * z / m) * math.sqrt(0.25 / m + z * z / (4 * m * m))  # the centre stays 0.5
+    assert (rate.ci_low, rate.ci_high, rate.se) == pytest.approx((0.5 - half, 0.5 + half, se), abs=1e-12)
+    assert (rate.classical_low, rate.classical_high) == pytest.approx((0.2152, 0.7848), abs=1e-4)  # Wilson 4 of 8
+    assert (rate.judge_low, rate.judge_high) == pytest.approx((0.3864, 0.8152), abs=1e-4)  # Wilson 10 of 16
 
 
 def test_a_judge_that_says_the_same_everywhere_leaves_the_labels_alone() -> None:
@@ -114,7 +147,7 @@ def test_the_interval_is_never_wider_than_the_labels_alone() -> None:
     f = np.array([1, 1, 1, 0, 0, 1, 1, 0, 0, 0], dtype=float)
     fu = np.full(200, 0.5)
     low, high = ppi_mean_ci(y, f, fu, alpha=0.05)
-    est = ppi_mean(y, f, fu)
+    est = ppi_mean(y, f, fu, normal=True)
     z = 1.959963984540054
     assert float(high[0] - low[0]) == pytest.approx(2 * z * math.sqrt(0.04), abs=1e-9)  # what the guard is for
     assert est.classical_high - est.classical_low == pytest.approx(2 * z * math.sqrt(0.025), abs=1e-12)
@@ -181,7 +214,7 @@ def test_a_stratified_estimate_weighs_ppi_python_s_per_stratum_figures_by_each_s
 
     strata = {name: _inputs(kind, seed, n=40, big_n=size) for name, kind, seed, size in
               (("a", "verdict", 7, 860), ("b", "probability", 8, 60), ("c", "verdict", 9, 260))}  # fmt: skip
-    est = stratified_ppi_mean(strata)
+    est = stratified_ppi_mean(strata, normal=True)
     total = sum(len(y) + len(fu) for y, _, fu in strata.values())
     z = 1.959963984540054
     mean = variance = classical = classical_variance = 0.0
@@ -202,6 +235,15 @@ def test_a_stratified_estimate_weighs_ppi_python_s_per_stratum_figures_by_each_s
     judged = np.concatenate([np.concatenate([f, fu]) for _, f, fu in strata.values()])
     assert est.judge_mean == pytest.approx(float(judged.mean()), abs=PPI_PY_ABS)
     assert (est.n, est.n_unlabelled) == (120, 1180)
+    rate = stratified_ppi_mean(strata)  # labels 0/1 in every stratum: Wilson's interval at the effective labels
+    m = mean * (1 - mean) / variance
+    centre = (mean + Z * Z / (2 * m)) / (1 + Z * Z / m)
+    half = Z / (1 + Z * Z / m) * math.sqrt(mean * (1 - mean) / m + Z * Z / (4 * m * m))
+    assert (rate.ci_low, rate.ci_high, rate.interval) == (
+        pytest.approx(centre - half, abs=PPI_PY_ABS),
+        pytest.approx(centre + half, abs=PPI_PY_ABS),
+        "wilson",
+    )
 
 
 def test_a_stratum_with_too_few_labels_is_named() -> None:
