@@ -18,9 +18,8 @@ Run::
         [--example-out tests/cli/data]
 
 ``--example-out DIR`` also writes the guide's worked example (docs/guide/labels.md): the judge's verdicts as a
-results file (``ragbench_heldout_scores.jsonl``: ``adherence`` and ``adherence_probability`` per row, as ``rageval
-evaluate`` writes them) and RAGBench's labels of the same rows (``ragbench_heldout_truth.jsonl``, as ``rageval
-evaluate --judge labels`` writes them).
+results file (``ragbench_heldout_scores.jsonl``: ``adherence`` per row, as ``rageval evaluate`` writes it) and
+RAGBench's labels of the same rows as a labels file (``ragbench_heldout_labels.jsonl``).
 
 ``--ragbench-judge COLUMN`` reads no file of ours but the held-out RAGBench rows themselves (``--shared``, the fold
 of ``benchmarks/ragbench_folds.py``) with the verdicts RAGBench records of another judge, e.g. ``gpt3_adherence``
@@ -192,16 +191,14 @@ def table(result: dict) -> str:
 
 
 def write_example(rows: list[dict], folder: Path) -> None:
-    """The guide's worked example: the judge's verdicts and RAGBench's labels as two results files."""
+    """The guide's worked example: the judge's verdicts as a results file, RAGBench's labels as a labels file."""
     folder.mkdir(parents=True, exist_ok=True)
-    scores, truth = [], []
-    for line, row in enumerate(rows, start=1):
-        status = {"adherence": "ok", "adherence_probability": "ok"}
-        judged = {"adherence": float(row["verdict"]), "adherence_probability": round(float(row["probability"]), 4)}
-        scores.append({"id": row["id"], "line": line, "scores": judged, "status": status})
-        labelled = {"adherence": float(row["supported"])}
-        truth.append({"id": row["id"], "line": line, "scores": labelled, "status": {"adherence": "ok"}})
-    for name, items in (("ragbench_heldout_scores.jsonl", scores), ("ragbench_heldout_truth.jsonl", truth)):
+    scores = [
+        {"id": row["id"], "line": line, "scores": {"adherence": float(row["verdict"])}, "status": {"adherence": "ok"}}
+        for line, row in enumerate(rows, start=1)
+    ]
+    labels = [{"id": row["id"], "labels": {"adherence": int(row["supported"])}} for row in rows]
+    for name, items in (("ragbench_heldout_scores.jsonl", scores), ("ragbench_heldout_labels.jsonl", labels)):
         (folder / name).write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
 
 
