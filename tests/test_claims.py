@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rageval_lc.claims import claim_free_kind, is_claim, is_empty_answer
+from rageval_lc.text import claim_free_kind, is_claim, is_empty_answer
 
 #: Sentences written the way RAG answers write them, each with the kind a careful reader gives it.
 CLAIM_FREE = [
@@ -136,3 +136,15 @@ def test_the_report_page_shows_an_empty_answer_as_empty() -> None:
     page = render_html(rows, title="run")
     assert "(empty answer)" in page
     assert "not in the results row" not in page
+
+
+def test_separate_mode_leaves_a_refusal_out_of_the_claims_too() -> None:
+    """Issue 44 item 3 in the separate scoring mode: the offline judge extracts every sentence as a claim; the
+    refusal among them is no claim, so faithfulness reads the one claim (supported)."""
+    from rageval_lc import evaluate_sample
+
+    sample = {"question": "How tall is it?", "contexts": ["The Skyline Tower is 320 metres tall."],
+              "response": "The Skyline Tower is 320 metres tall. I don't know when it was built."}  # fmt: skip
+    result = evaluate_sample(sample, ["faithfulness"], scoring_mode="separate")
+    claims = result.results["faithfulness"].details["claims"]
+    assert [c["claim"] for c in claims] == ["The Skyline Tower is 320 metres tall."]

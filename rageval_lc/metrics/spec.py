@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from rageval_lc.claims import is_empty_answer
 from rageval_lc.metrics.results import details_of, undetermined
 from rageval_lc.schema import MetricResult, RagSample
+from rageval_lc.text import is_empty_answer
 from rageval_lc.verdicts import JudgeUsage
 
 if TYPE_CHECKING:

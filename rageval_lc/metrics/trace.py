@@ -37,11 +37,10 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from rageval_lc._validation import check_choice, check_positive
-from rageval_lc.claims import is_claim
 from rageval_lc.metrics.aggregation import TRACE_METRIC_NAMES, rmse_aggregation
 from rageval_lc.metrics.spec import Judgements, MetricSpec, Scored
 from rageval_lc.schema import MetricResult, SentenceSupport, TraceLabels
-from rageval_lc.text import KeyedSentences, plural
+from rageval_lc.text import KeyedSentences, is_claim, normalize_key, plural
 
 __all__ = [
     "COMPANION_SCORES",
@@ -433,7 +432,7 @@ def _join(first: str, second: str) -> str:
 
 
 def claims_only(labels: TraceLabels, sentences: KeyedSentences) -> TraceLabels:
-    """A judge's labels with every response sentence that makes no claim (:mod:`rageval_lc.claims`: a heading,
+    """A judge's labels with every response sentence that makes no claim (:mod:`rageval_lc.text`: a heading,
     code, "I don't know.") taken out of the support verdicts: it is never unsupported, so adherence counts claims
     only, whichever judge labelled them. Released labels are kept as released.
 
@@ -452,14 +451,21 @@ def claims_only(labels: TraceLabels, sentences: KeyedSentences) -> TraceLabels:
     if not free:
         return labels
     support = [
-        entry.model_copy(update={"fully_supported": True}) if entry.response_sentence_key in free else entry
+        entry.model_copy(update={"fully_supported": True})
+        if normalize_key(entry.response_sentence_key) in free
+        else entry
         for entry in labels.sentence_support_information
     ]
     unsupported = labels.unsupported_response_sentence_keys
     if unsupported is not None:
-        unsupported = [key for key in unsupported if key not in free]
+        unsupported = [key for key in unsupported if normalize_key(key) not in free]
+    claims_unsupported = bool(unsupported) or any(e.fully_supported is False for e in support)
     return labels.model_copy(
-        update={"sentence_support_information": support, "unsupported_response_sentence_keys": unsupported}
+        update={
+            "sentence_support_information": support,
+            "unsupported_response_sentence_keys": unsupported,
+            "overall_supported": labels.overall_supported or not claims_unsupported,
+        }
     )
 
 

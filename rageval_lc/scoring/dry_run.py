@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rageval_lc.claims import is_claim
 from rageval_lc.judges.base import Judge
 from rageval_lc.judges.declarations import declaration_of
 from rageval_lc.metrics.answer_classification import is_dont_know
@@ -28,6 +27,7 @@ from rageval_lc.schema import RagSample
 from rageval_lc.scoring.judgements import planned_judgements
 from rageval_lc.scoring.plan import METRIC_VERDICTS, route, verdict_judgements
 from rageval_lc.scoring.registry import MetricSpec, parse_metrics
+from rageval_lc.text import is_claim
 
 __all__ = ["CallPlan", "judgements_made", "plan_calls"]
 
@@ -113,5 +113,7 @@ def _verdict_needs_a_call(verdict: str, mode: str, sample: RagSample) -> bool:
 
 def _applies(judgement: str, sample: RagSample) -> bool:
     """Whether ``judgement`` can be made for ``sample`` at all (what it declares it needs is there)."""
+    if judgement == "verify_claims" and not any(is_claim(text) for _, text in sample.sentences.response):
+        return False  # whatever the extractor returns of an answer that makes no claim is left out, unverified
     declaration = declaration_of(judgement)
     return declaration is None or declaration.applies_to(sample)

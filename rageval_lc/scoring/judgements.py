@@ -23,7 +23,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rageval_lc._validation import check_choice
-from rageval_lc.claims import is_claim
 from rageval_lc.judges.base import Judge, can_make, unsupported
 from rageval_lc.judges.declarations import DECLARATIONS, criteria_declaration
 from rageval_lc.judges.labels import LabelsJudge
@@ -40,7 +39,7 @@ from rageval_lc.scoring.plan import (
     route,
     verdict_judgements,
 )
-from rageval_lc.text import parse_key
+from rageval_lc.text import is_claim, parse_key
 from rageval_lc.verdicts import (
     AnswerLabel,
     ClaimVerdict,
@@ -249,7 +248,7 @@ class SampleJudgements:
         """The answer's claims, each supported or not by the contexts.
 
         ``shared`` / ``fused``: the response sentences with the TRACe pass's support verdicts, leaving
-        out sentences that make no claim (:mod:`rageval_lc.claims`: headings, code, greetings, "Here is how:",
+        out sentences that make no claim (:mod:`rageval_lc.text`: headings, code, greetings, "Here is how:",
         hedges and refusals such as "I don't know.").
         ``separate``: extracted claims verified in one call. Without contexts nothing can support a
         claim, so no verification call is made.
@@ -261,10 +260,13 @@ class SampleJudgements:
             )
             if not extracted.ok or not extracted.value:
                 return _derived(extracted, "claims", lambda v: [])
+            claims = [c for c in extracted.value if is_claim(c)]  # "I don't know." is no claim, whoever extracted it
+            if not claims:
+                return Judgement(name="claims", value=[], reason="The answer makes no claim.")
             if not sample.contexts:
-                return Judgement(name="claims", value=_unsupported(extracted.value), reason="There are no contexts.")
+                return Judgement(name="claims", value=_unsupported(claims), reason="There are no contexts.")
             return self.make(
-                "verify_claims", lambda: self._ask("verify_claims", claims=extracted.value, contexts=sample.contexts)
+                "verify_claims", lambda: self._ask("verify_claims", claims=claims, contexts=sample.contexts)
             )
         sentences = sample.sentences
         claim_keys = [key for key, text in sentences.response if is_claim(text)]
