@@ -1,6 +1,6 @@
 """Fit the offline judge on part of RAGBench and measure it on the rest.
 
-Run:  python benchmarks/calibrate_local_judge.py [--shared ../shared] [--write]
+Run:  python benchmarks/calibrate_local_judge.py [--shared ../shared] [--params-out PATH]
 
 Split (fixed, by a hash of "<sub-dataset>:<id>", so both responses to a question fall on one side; the rule is
 ``benchmarks/ragbench_folds.py``, shared with ``training/make_twins.py``):
@@ -20,7 +20,8 @@ on our own development set by ``benchmarks/contradiction_dev.py``, never on RAGB
 Completeness gets a model of its own, which picks the utilized keys so that their overlap with the relevant
 ones matches it.
 
-``--write`` stores the parameters and the held-out figures in ``rageval_lc/judges/offline/params.json``.
+``--params-out PATH`` writes the parameters with the held-out figures (``training/rebuild.py`` points it at the
+shipped ``rageval_lc/judges/offline/params.json``; a benchmark never writes a shipped file of its own accord).
 Needs scikit-learn (the ``test`` extra). Features are cached under ``.cache/`` (about 15 minutes to
 compute on 2 CPU cores the first time, plus a few minutes for the NLI pass).
 """
@@ -48,6 +49,7 @@ from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_r
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.offline.labelling import (
+    claim_mask,
     closest_documents,
     contradiction_strength,
     labels_from_features,
@@ -60,6 +62,7 @@ from rageval_lc.judges.offline.model import (
     adherence_row_features,
     completeness_row_features,
     expand,
+    question_share_row_features,
     share_row_features,
 )
 from rageval_lc.judges.offline.nli import NliModel, shipped_adapter_path
@@ -89,10 +92,18 @@ QUESTION_COLUMNS = [
 ]
 
 
+def feature_code() -> bytes:
+    """The code the cached features depend on: the feature tables, each claim's evidence, what is a claim."""
+    offline = Path(sample_features.__code__.co_filename).parent
+    return b"".join(
+        p.read_bytes() for p in (offline / "features.py", offline / "grounding.py", ROOT / "rageval_lc" / "text.py")
+    )
+
+
 def featurise(shared: Path, cache: Path) -> list[dict]:
     """Features and labels of every RAGBench row (cached)."""
     files = sorted((shared / "data" / "ragbench").glob("*.jsonl"))
-    code = Path(sample_features.__code__.co_filename).read_bytes()  # the feature code changes the features too
+    code = feature_code()  # the feature code changes the features too
     stamp = hashlib.sha256("".join(f"{f.name}:{f.stat().st_size}" for f in files).encode() + code).hexdigest()[:12]
     path = cache / f"local_judge_features_{stamp}.pkl"
     if path.exists():
@@ -121,7 +132,7 @@ TWINS = ROOT / ".cache" / "twins" / "twins.jsonl"  # written by training/make_tw
 def featurise_twins(cache: Path, twins: Path = TWINS) -> list[dict]:
     """Features of the twins of real answers (cached). A twin keeps its original's fold (WiCE twins, "aux", are
     fitted on); its documents are its original's, so twins of one answer are encoded together."""
-    code = Path(sample_features.__code__.co_filename).read_bytes()
+    code = feature_code()
     stamp = hashlib.sha256(twins.read_bytes() + code).hexdigest()[:12]
     path = cache / f"local_judge_twin_features_{stamp}.pkl"
     if path.exists():
@@ -165,7 +176,7 @@ def _item(judge: LocalJudge, record, fold: str) -> dict:
 
 def featurise_aux(shared: Path, cache: Path) -> list[dict]:
     """Features of a fixed sample of the weak auxiliary rows that carry an adherence label (cached)."""
-    code = hashlib.sha256(Path(sample_features.__code__.co_filename).read_bytes()).hexdigest()[:8]
+    code = hashlib.sha256(feature_code()).hexdigest()[:8]
     path = cache / f"local_judge_aux_features_{'_'.join(f'{k}{v}' for k, v in AUX_ROWS.items())}_{code}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())
@@ -209,7 +220,7 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
         start = time.time()
         pairs = []
         for it in items:
-            pairs += nli_inputs(it["record"].sample.sentences, it["features"].best_matches)[1]
+            pairs += nli_inputs(it["record"].sample.sentences, it["features"].evidence)[1]
         model.predict(pairs)
         tables = [
             (lambda f: (f.nli, f.nli_verdicts))(
@@ -292,8 +303,9 @@ def forcing_kinds(items: list[dict]) -> tuple[list[str], dict]:
         twin = it.get("twin")
         if twin is None and not it["record"].released_scores.get("adherence"):
             continue  # a RAGBench answer with an unsupported sentence: its flags cannot be told right or wrong
-        for key, verdict in zip(it["features"].response_keys, it["features"].nli_verdicts, strict=True):
-            if verdict.verdict != "contradicted":
+        claims = claim_mask(it["features"])
+        for key, verdict, claim in zip(it["features"].response_keys, it["features"].nli_verdicts, claims, strict=True):
+            if verdict.verdict != "contradicted" or not claim:
                 continue
             if twin == "contradicting" and key == it["edited_key"]:
                 right[verdict.kind] += 1
@@ -341,12 +353,15 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
     oof: dict[str, np.ndarray] = {}
     share_oof: dict[str, np.ndarray] = {}
     for name, y, target in (("relevance", y_rel, "context_relevance"), ("utilization", y_use, "context_utilization")):
-        models[name] = fit_logistic(docs, y, weights[doc_of], c=0.3, expanded=True)
-        p = out_of_fold(docs, y, doc_of, c=0.3, expanded=True)
+        columns = QUESTION_COLUMNS if name == "relevance" else None  # relevance belongs to the question (SPEC §6)
+        models[name] = fit_logistic(docs, y, weights[doc_of], c=0.3, expanded=True, columns=columns)
+        p = out_of_fold(docs, y, doc_of, c=0.3, expanded=True, columns=columns)
         oof[name] = p
         rows = np.array(
             [
-                share_row_features(p[doc_of == i], it["features"].documents, len(it["features"].response_keys))
+                question_share_row_features(p[doc_of == i], it["features"].documents)
+                if name == "relevance"
+                else share_row_features(p[doc_of == i], it["features"].documents, len(it["features"].response_keys))
                 for i, it in enumerate(items)
             ]
         )
@@ -360,9 +375,17 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
     # support and hallucination: RAGBench (sentence labels) plus weak aux rows, weight chosen by CV
     def support_table(group: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = [(i, it) for i, it in enumerate(group) if it["unsupported"] is not None]
-        x = np.vstack([it["features"].support_inputs for _, it in rows]) if rows else np.zeros((0, 1))
-        y = np.array([k in it["unsupported"] for _, it in rows for k in it["features"].response_keys])
-        of = np.concatenate([np.full(len(it["features"].response_keys), i) for i, it in rows]) if rows else []
+        claims = [claim_mask(it["features"]) for _, it in rows]  # a sentence that makes no claim is never judged
+        x = (
+            np.vstack([it["features"].support_inputs[c] for (_, it), c in zip(rows, claims, strict=True)])
+            if rows
+            else np.zeros((0, 1))
+        )
+        y = np.array(
+            [k in it["unsupported"] for (_, it), c in zip(rows, claims, strict=True)
+             for k, claim in zip(it["features"].response_keys, c, strict=True) if claim]
+        )  # fmt: skip
+        of = np.concatenate([np.full(int(c.sum()), i) for (i, _), c in zip(rows, claims, strict=True)]) if rows else []
         return x, y, np.asarray(of, dtype=int)
 
     # support and row models: RAGBench and the twins, one objective for additions and changed facts
@@ -413,9 +436,8 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
             p_adj = np.zeros(len(sup))
             for i, it in enumerate(union):
                 mask = sup_of == i
-                p_adj[mask] = nli_adjusted(
-                    p_oof[mask], it["features"].nli_verdicts, trial, closest_documents(it["features"])
-                )[0]
+                verdicts, closest = _claims_of(it["features"])
+                p_adj[mask] = nli_adjusted(p_oof[mask], verdicts, trial, closest)[0]
             rows = hallucination_rows(p_adj, sup_of, len(union))
             p_h = np.zeros(len(union))
             for train, test in folds_u:
@@ -446,8 +468,10 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
     if aux_weight > 0:
         aux_rows = []
         for it in aux:  # every aux row has a row label; only some have sentence labels
-            p_i = models["support"].predict(it["features"].support_inputs)
-            adjusted = nli_adjusted(p_i, it["features"].nli_verdicts, params_probe, closest_documents(it["features"]))
+            claims = claim_mask(it["features"])
+            p_i = models["support"].predict(it["features"].support_inputs[claims])
+            verdicts, closest = _claims_of(it["features"])
+            adjusted = nli_adjusted(p_i, verdicts, params_probe, closest)
             aux_rows.append(adherence_row_features(adjusted[0]))
         x_h = np.vstack([rows, np.array(aux_rows)])
         y_h = np.concatenate([hallucinated, aux_hallucinated])
@@ -481,6 +505,14 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
     return params, choices
 
 
+def _claims_of(features) -> tuple[list, list]:
+    """The NLI verdicts and closest documents of an answer's claims (its sentences that make one)."""
+    claims = claim_mask(features)
+    verdicts = [v for v, c in zip(features.nli_verdicts, claims, strict=True) if c]
+    closest = [d for d, c in zip(closest_documents(features), claims, strict=True) if c]
+    return verdicts, closest
+
+
 def _subsets(items: list[dict]) -> int:
     return len({it["record"].dataset for it in items})
 
@@ -498,7 +530,7 @@ def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: 
     """P(hallucinated) raised to the strongest forcing contradiction (as :func:`labels_from_features` does)."""
     out = p_hallucinated.copy()
     for i, it in enumerate(items):
-        strengths = [contradiction_strength(v, params) for v in it["features"].nli_verdicts]
+        strengths = [contradiction_strength(v, params) for v in _claims_of(it["features"])[0]]
         strengths = [x for x in strengths if x is not None]
         if strengths:
             out[i] = max(out[i], max(strengths))
@@ -657,13 +689,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--cache", type=Path, default=ROOT / ".cache")
-    parser.add_argument("--write", action="store_true", help="store the parameters in the package")
     parser.add_argument("--adapter", type=Path, default=None, help="an NLI adapter folder (default: the shipped one)")
     parser.add_argument("--no-aux", action="store_true", help="leave the weak auxiliary rows out")
     parser.add_argument("--twins", type=Path, default=TWINS, help="twins of real answers (training/make_twins.py)")
     parser.add_argument("--no-twins", action="store_true", help="fit on RAGBench alone, as before issue 32")
     parser.add_argument(
-        "--params-out", type=Path, help="also write the fitted parameters here (a candidate to inspect)"
+        "--params-out",
+        type=Path,
+        help="write the fitted parameters with their held-out figures here (training/rebuild.py: the shipped file)",
     )
     parser.add_argument("--report-out", type=Path, help="write the held-out figures here as JSON")
     args = parser.parse_args()
@@ -699,8 +732,6 @@ def main() -> None:
     if args.report_out:
         args.report_out.write_text(json.dumps({"choices": choices, "report": report}, indent=1, default=str))
     if args.params_out:
-        args.params_out.write_text(params.to_json() + "\n", encoding="utf-8")
-    if args.write:
         adapter = args.adapter or shipped_adapter_path()
         metadata = {
             "fitted_on": "RAGBench emanual_train + validation rows with an even sha256('<subset>:<id>')",
@@ -717,9 +748,8 @@ def main() -> None:
         if kept:  # set by benchmarks/contradiction_dev.py, not here
             metadata["contradiction_threshold_from"] = kept
         params = LocalParams(**{**params.__dict__, "metadata": metadata})
-        target = ROOT / "rageval_lc" / "judges" / "offline" / "params.json"
-        target.write_text(params.to_json() + "\n", encoding="utf-8")
-        print(f"wrote {target}")
+        args.params_out.write_text(params.to_json() + "\n", encoding="utf-8")
+        print(f"wrote {args.params_out}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The offline judge's confidence (issue 35): fit it, check its calibration, and measure the cascade it makes.
 
-Run:  python benchmarks/confidence.py [--shared ../shared] [--write] [--json PATH] [--svg PATH] [--draws 20]
+Run:  python benchmarks/confidence.py [--shared ../shared] [--confidence-out PATH] [--json PATH] [--svg PATH]
 
       (the figures in BENCHMARKS.md and docs/judges/cascade.md: ``--json benchmarks/data/confidence_figures.json
       --svg docs/judges/risk_coverage.svg``)
@@ -9,8 +9,9 @@ Rows: the RAGBench validation rows of the *held-out* fold (``benchmarks/ragbench
 judge was never fitted on, so its verdicts on them have the errors it makes on a user's rows — and the held-out
 twins of real answers (``training/make_twins.py``, a twin keeps its original's fold). The confidence models
 (:mod:`rageval_lc.judges.offline.confidence`) are fitted on them; every figure printed is *cross-fitted*: grouped
-5-fold over questions, each row judged by models fitted on the other four folds. ``--write`` then fits on all of
-them and stores ``rageval_lc/judges/offline/confidence.json`` with these figures in its metadata.
+5-fold over questions, each row judged by models fitted on the other four folds. ``--confidence-out PATH`` then
+fits on all of them and stores the models there with these figures in their metadata (``training/rebuild.py``
+points it at the shipped ``rageval_lc/judges/offline/confidence.json``).
 
 Figures (RAGBench rows only; rows weighted so that each label of the row verdict weighs half, as in a balanced
 test set; a sentence weighs what its row weighs):
@@ -496,7 +497,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--cache", type=Path, default=ROOT / ".cache")
-    parser.add_argument("--write", action="store_true", help=f"store rageval_lc/judges/offline/{CONFIDENCE_FILE}")
+    parser.add_argument(
+        "--confidence-out",
+        type=Path,
+        help=f"write the fitted models here (training/rebuild.py: the shipped {CONFIDENCE_FILE})",
+    )
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--svg", type=Path, help="draw the risk-coverage curves here")
     parser.add_argument("--draws", type=int, default=20, help="draws of the simulated LLM")
@@ -544,20 +549,20 @@ def main() -> None:
         args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     if args.svg:
         args.svg.write_text(risk_coverage_svg(figures), encoding="utf-8")
-    if args.write:
+    if args.confidence_out:
         sentence, claim = fit_sentence_models(everything)
         row = fit_row_model(everything, _inner_oof(everything))
-        out = ROOT / "rageval_lc" / "judges" / "offline" / CONFIDENCE_FILE
+        out = args.confidence_out
         meta = {
             "written": datetime.date.today().isoformat(),
-            "by": "benchmarks/confidence.py --write",
+            "by": "training/rebuild.py (benchmarks/confidence.py --confidence-out)",
             "fitted_on": f"{len(rows)} held-out RAGBench rows and {len(twins)} held-out twins",
             "features": {"sentence": SENTENCE_FEATURES, "claim": CLAIM_FEATURES, "row": ROW_FEATURES},
             "held_out": {k: figures[k] for k in ("sentence", "row")},
         }
         data = {"sentence": sentence.__dict__, "claim": claim.__dict__, "row": row.__dict__, "metadata": meta}
         out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {out.relative_to(ROOT)}")
+        print(f"wrote {out}")
 
 
 def report(figures: dict) -> None:

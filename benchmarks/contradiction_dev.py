@@ -83,7 +83,7 @@ def collect(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row, sample in zip(rows, samples, strict=True):
         keyed = sample.sentences
         features = judge._base_features(sample.question, keyed, sample.response)
-        candidates, flat = nli_inputs(keyed, features.best_matches)
+        candidates, flat = nli_inputs(keyed, features.evidence)
         probabilities = judge.nli.predict(flat) if flat else []
         units = evidence_units(keyed.documents)
         hypotheses = [t for _, t in keyed.response]

@@ -5,7 +5,14 @@ no fitting, no feature cache — and reports what issue 32 asks of the verdicts:
 
 * hallucination AUROC of 1 − ``adherence_probability``, pooled and per sub-dataset;
 * the row verdict (adherence 0/1) right, balanced by label, beside GPT-3.5's recorded ``gpt3_adherence`` (at 0.5);
-* of the answers labelled fully supported, how many have a sentence called contradicted (and by which kind).
+* of the answers labelled fully supported, how many have a sentence called contradicted (and by which kind);
+* beside each figure, the word-overlap baseline on the same rows (SPEC §6, :mod:`rageval_lc.metrics.overlap`), and
+  the mean of the per-subset AUROCs (pooled AUROC mixes subsets with different base rates).
+
+Run it on another revision side by side (its package first on the path)::
+
+    git worktree add /tmp/base e10a838 && cp rageval_lc/metrics/overlap.py /tmp/base/rageval_lc/metrics/
+    PYTHONPATH=/tmp/base python benchmarks/heldout_verdicts.py --json /tmp/base.json
 
     python benchmarks/heldout_verdicts.py [--shared ../shared] [--rows N] [--json PATH] [--forcing-kinds K1,K2]
 """
@@ -33,6 +40,7 @@ from rageval_lc.datasets.ragbench import load_ragbench  # noqa: E402
 from rageval_lc.judges.offline.judge import LocalJudge  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
 from rageval_lc.metrics.agreement import auroc, balanced_accuracy  # noqa: E402
+from rageval_lc.metrics.overlap import overlap_hallucination  # noqa: E402
 
 
 def main() -> None:
@@ -62,6 +70,7 @@ def main() -> None:
         part = records[chunk : chunk + 64]
         judge.prepare([r.sample for r in part])
         for record in part:
+            meta = record.sample.metadata
             result = judge.trace_labels(record.sample)
             notes = result.notes
             kinds = [c["kind"] for c in notes.get("contradictions", [])]
@@ -73,6 +82,8 @@ def main() -> None:
                     "verdict": result.value.overall_supported,
                     "contradicted_kinds": kinds,
                     "gpt3": record.other_judges.get("gpt3_adherence"),
+                    "overlap": overlap_hallucination(record.sample.response, record.sample.contexts),
+                    "id": f"{record.dataset}:{meta['ragbench_id']}:{meta.get('generation_model_name')}",
                 }
             )
         print(f"  judged {len(rows)} of {len(records)} rows in {time.time() - start:.0f}s", flush=True)
@@ -86,8 +97,13 @@ def main() -> None:
         report["subsets"][name] = {
             "rows": len(group),
             "hallucination_auroc": auroc(truth, [1 - r["probability"] for r in group]),
+            "overlap_auroc": auroc(truth, [r["overlap"] for r in group]),
             "row_balanced_accuracy": balanced_accuracy([r["verdict"] for r in group], [r["supported"] for r in group]),
         }
+    own = [v for k, v in report["subsets"].items() if k != "all" and v["hallucination_auroc"] is not None]
+    report["mean_subset_auroc"] = sum(v["hallucination_auroc"] for v in own) / max(1, len(own))
+    report["mean_subset_overlap_auroc"] = sum(v["overlap_auroc"] for v in own) / max(1, len(own))
+    report["row_scores"] = [{k: r[k] for k in ("id", "supported", "probability", "verdict", "overlap")} for r in rows]
     supported = [r for r in rows if r["supported"]]
     flagged = [r for r in supported if r["contradicted_kinds"]]
     gpt = [r for r in rows if r["gpt3"] is not None]
@@ -100,8 +116,11 @@ def main() -> None:
     )
     report["ours_on_gpt35_rows"] = balanced_accuracy([r["verdict"] for r in gpt], [r["supported"] for r in gpt])
     for name, figures in report["subsets"].items():
-        print(f"{name:<12} {figures['rows']:>4} rows  AUROC {figures['hallucination_auroc']:.3f}  "
+        print(f"{name:<12} {figures['rows']:>4} rows  AUROC {figures['hallucination_auroc']:.3f} "
+              f"(overlap {figures['overlap_auroc']:.3f})  "
               f"row verdict balanced accuracy {figures['row_balanced_accuracy']:.3f}")  # fmt: skip
+    print(f"mean of the subsets' AUROCs: {report['mean_subset_auroc']:.3f} "
+          f"(overlap {report['mean_subset_overlap_auroc']:.3f}); wall {report['wall_s']} s")  # fmt: skip
     share = len(flagged) / max(1, len(supported))
     print(f"supported answers with a sentence called contradicted: {len(flagged)} of {len(supported)} ({share:.3f}); "
           f"kinds {dict(report['their_kinds'])}")  # fmt: skip

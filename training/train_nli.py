@@ -1,7 +1,9 @@
-"""Train the offline judge's NLI cross-encoder (LoRA adapter + 3-way head over the packaged MiniLM).
+"""Train the NLI cross-encoder the offline judge's grounding model starts from (LoRA adapter + 3-way head).
 
-Rebuilds ``rageval_lc/judges/offline/nli/`` from ``shared/data/nli`` with a fixed seed, then evaluates it on the
-held-out split (which never trains) and writes ``metrics.json`` and ``MODEL_CARD.md`` beside the adapter.
+Builds an NLI adapter from ``shared/data/nli`` with a fixed seed (into ``.cache/nli_training/out`` unless
+``--out`` says otherwise), then evaluates it on the held-out split (which never trains) and writes ``metrics.json``
+and ``MODEL_CARD.md`` beside the adapter. The shipped model (``rageval_lc/judges/offline/nli/``) is this one trained
+further on the task by ``training/train_grounding.py`` (``training/rebuild.py`` runs every step).
 
 Only redistributable sources train (see ``TRAIN_SOURCES``); ANLI, SICK, ConTRoL, MPE (non-commercial) and
 TaxiNLI (its own agreement) are never read. Held out: all of SNLI test, MNLI dev-matched, CAD-SNLI test and
@@ -15,7 +17,7 @@ by little (BENCHMARKS.md), so it stays an experiment.
 
 Usage (the shipped adapter; about an hour on 2 CPU cores, minutes on a GPU)::
 
-    python training/train_nli.py --data ../shared/data/nli --out rageval_lc/judges/offline/nli
+    python training/train_nli.py --data ../shared/data/nli --out .cache/nli_stage1
 
 Stage two only, from an existing stage-one adapter (e.g. a copy of the shipped one)::
 
@@ -263,7 +265,7 @@ def train_stage(
         [r["premise"] for r in train_rows],
         [r["hypothesis"] for r in train_rows],
         truncation="longest_first",
-        max_length=MAX_LENGTH,
+        max_length=getattr(args, "max_length", MAX_LENGTH),
     )
     ids, types = enc["input_ids"], enc["token_type_ids"]
     labels = [label_id[r["label"]] for r in train_rows]
@@ -361,7 +363,7 @@ def train_stage(
         "bf16_autocast": args.bf16,
         "lora_rank": args.export_rank if args.full else args.rank,
         "full_fine_tuning": bool(args.full),
-        "max_length": MAX_LENGTH,
+        "max_length": getattr(args, "max_length", MAX_LENGTH),
         "sources": dict(Counter(r["source"] for r in train_rows)),
         "labels": dict(Counter(r["label"] for r in train_rows)),
         "train_minutes": round((time.perf_counter() - started) / 60, 1),
@@ -628,7 +630,7 @@ SNLI-style pairs alone it took near-copies for entailment.
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "nli"))
-    parser.add_argument("--out", default=str(ROOT / "rageval_lc" / "judges" / "offline" / "nli"))
+    parser.add_argument("--out", default=str(ROOT / ".cache" / "nli_training" / "out"))
     parser.add_argument("--work", default=str(ROOT / ".cache" / "nli_training"))
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument(

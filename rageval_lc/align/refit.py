@@ -33,6 +33,7 @@ from rageval_lc.judges.offline.model import (
     adherence_row_features,
     completeness_row_features,
     expand,
+    question_share_row_features,
     share_row_features,
 )
 
@@ -229,7 +230,7 @@ def _completeness_row(item: AlignItem, params: LocalParams) -> np.ndarray:
     f = item.features
     m = len(f.response_keys)
     p_rel, p_use = params.relevance.predict(f.documents), params.utilization.predict(f.documents)
-    share_rel = float(params.relevance_share.predict(share_row_features(p_rel, f.documents, m))[0])
+    share_rel = float(params.relevance_share.predict(question_share_row_features(p_rel, f.documents))[0])
     share_use = float(params.utilization_share.predict(share_row_features(p_use, f.documents, m))[0])
     relevant = set(_top_keys(f.document_keys, p_rel, share_rel))
     utilized = set(_top_keys(f.document_keys, p_use, share_use))
@@ -297,7 +298,9 @@ def fit_aligned(
         model = getattr(params, name)
         x = np.array(
             [
-                share_row_features(
+                question_share_row_features(model.predict(it.features.documents), it.features.documents)
+                if name == "relevance"  # relevance belongs to the question (SPEC §6), as the judge reads it
+                else share_row_features(
                     model.predict(it.features.documents), it.features.documents, len(it.features.response_keys)
                 )
                 for it in labelled

@@ -394,7 +394,12 @@ def test_the_first_use_trial_is_refused_or_no_worse(tmp_path: Path) -> None:
     if report.usable:
         assert aligned >= shipped
     else:  # 6 held-out rows of a kind are too few to exclude a loss: refused, with what to add
-        assert report.refusal.startswith("the 12 held-out rows are too few to exclude a loss beyond 0.01")
+        assert report.refusal.startswith(  # which of the two reasons depends on the shipped judge's verdicts
+            (
+                "the 12 held-out rows are too few to exclude a loss beyond 0.01",
+                "nothing measured on the held-out rows could show a change",
+            )
+        )
         assert report.advice.startswith("Add about 31 more labelled rows (67 in all;")
     assert aligned >= shipped  # and the forced judge is no worse on questions it never saw
 

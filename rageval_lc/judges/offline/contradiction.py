@@ -9,8 +9,9 @@ verdict:
   number with its unit, a date, a name, a negation, who did what to whom, or a comparison that differs between the
   sentence and an aligned document sentence, window of sentences or passage — while no aligned document sentence
   states it as it is;
-* **the NLI model's** contradiction probability against the aligned pairs it scored (single document sentences,
-  a window around the closest one), at least ``threshold`` and above its entailment probability.
+* **the grounding model's** contradiction probability for the sentence against its evidence (its closest document
+  sentences, :mod:`~rageval_lc.judges.offline.grounding`) where that evidence aligns, at least ``threshold`` and
+  above its entailment probability.
 
 The document texts compared are :mod:`~rageval_lc.judges.offline.evidence` units, read slot by slot as
 :mod:`~rageval_lc.judges.offline.slot_matching` says; here, the verdicts and their reasons. The threshold was set

@@ -23,9 +23,10 @@ from itertools import pairwise
 import numpy as np
 
 from rageval_lc.judges.offline.encoder import Encoded
+from rageval_lc.judges.offline.grounding import grounding_pairs
 from rageval_lc.judges.offline.limits import NO_READABLE_WORD, UnreadableInput
 from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_table
-from rageval_lc.text import KeyedSentences
+from rageval_lc.text import KeyedSentences, claim_free_kind
 
 __all__ = [
     "DOCUMENT_FEATURES",
@@ -160,7 +161,11 @@ class SampleFeatures:
     support: np.ndarray  # (M, len(SUPPORT_FEATURES))
     best_matches: tuple[tuple[str, ...], ...]  # per response sentence: its closest document keys
     best_similarity: tuple[float, ...]  # per response sentence: similarity to its closest document sentence
-    missing_words: tuple[tuple[str, ...], ...]  # per response sentence: content words absent from the documents
+    missing_words: tuple[tuple[str, ...], ...]  # per response sentence: content words absent from every document
+    #: per response sentence: the grounding model's input, (evidence keys, evidence text, claim text)
+    evidence: tuple[tuple[tuple[str, ...], str, str], ...] = ()
+    #: per response sentence: None for a claim, else the kind of sentence that makes none (:mod:`rageval_lc.text`)
+    claim_free: tuple[str | None, ...] = ()
     nli: np.ndarray | None = None  # (M, len(NLI_FEATURES)), added by the judge's NLI pass
     nli_verdicts: tuple[SentenceNli, ...] = ()
 
@@ -181,7 +186,7 @@ class SampleFeatures:
     ) -> SampleFeatures:
         """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.offline.nli_pass.nli_table`
         (``threshold``, ``slots``: the contradiction detector's settings)."""
-        table, verdicts = nli_table(sentences, self.best_matches, predict, threshold=threshold, slots=slots)
+        table, verdicts = nli_table(sentences, self.evidence, predict, threshold=threshold, slots=slots)
         return replace(self, nli=table, nli_verdicts=verdicts)
 
 
@@ -351,8 +356,12 @@ def sample_features(
         keys = sentences.document_keys
         best_matches.append(tuple(keys[i] for i in near[:3] if sims[i] > 0) if n else ())
         best_similarity.append(float(sims[order[0]]) if n else 0.0)
-        missing_words.append(tuple(sorted(missing))[:8])
+        # the reason names only words that no passage holds (not merely the passages it was checked against)
+        missing_words.append(tuple(sorted(w for w in missing if not any(w in s for s in doc_word_sets)))[:8])
+    similarities = r_vecs @ d_vecs.T if n and m else np.zeros((m, n))
     return SampleFeatures(
+        evidence=tuple(grounding_pairs(sentences, similarities, question_text)),
+        claim_free=tuple(claim_free_kind(text) for text in resp_texts),
         document_keys=sentences.document_keys,
         documents=documents_table,
         response_keys=sentences.response_keys,

@@ -290,7 +290,8 @@ class LocalJudge(Portable, BaseJudge):
             closest_documents(features),
         )
         flagged = [bool(c or p_i >= self.params.support_threshold) for c, p_i in zip(contradicted, p, strict=True)]
-        reasons = [sentence_explanation(features, i, float(p[i]), flagged[i]) for i in range(len(statements))]
+        marks = enumerate(zip(flagged, contradicted, strict=True))
+        reasons = [sentence_explanation(features, i, float(p[i]), f, contradicted=c) for i, (f, c) in marks]
         return p, reasons, flagged, contradicted
 
     def _claim_confidence(
@@ -399,7 +400,7 @@ class LocalJudge(Portable, BaseJudge):
                 except UnreadableInput:
                     continue
                 self._features[key] = base
-                pairs += nli_inputs(sample.sentences, base.best_matches)[1]
+                pairs += nli_inputs(sample.sentences, base.evidence)[1]
         self.nli.predict(pairs)
         release_free_memory()  # the NLI passes' freed activations, back to the system (glibc)
         self._trim_features()
@@ -422,7 +423,7 @@ class LocalJudge(Portable, BaseJudge):
             except UnreadableInput:
                 continue
             self._features[("support", keyed)] = base
-            pairs += nli_inputs(keyed, base.best_matches)[1]
+            pairs += nli_inputs(keyed, base.evidence)[1]
         self.nli.predict(pairs)
         release_free_memory()
         self._trim_features()

@@ -22,14 +22,16 @@ from rageval_lc.judges.offline.model import (
     LocalParams,
     adherence_row_features,
     completeness_row_features,
+    question_share_row_features,
     share_row_features,
 )
 from rageval_lc.judges.offline.nli_pass import SentenceNli
 from rageval_lc.schema import TraceLabels
-from rageval_lc.text import plural
+from rageval_lc.text import CLAIM_FREE_KINDS, plural
 
 __all__ = [
     "SupportDecision",
+    "claim_mask",
     "closest_documents",
     "confidence_inputs",
     "confidence_notes",
@@ -65,7 +67,7 @@ def nli_adjusted(
     Example:
         >>> from rageval_lc.judges.offline.nli_pass import SentenceNli
         >>> from dataclasses import replace
-        >>> params = replace(LocalParams.load(), entailment_threshold=0.9)
+        >>> params = replace(LocalParams.load(), entailment_threshold=0.9, forcing_kinds=["date"])
         >>> v = [SentenceNli("contradicted", 0.01, 0.2, (), ("0a",), "says 1991; 0a says 1989", "date", 0.95),
         ...      SentenceNli("supported", 0.99, 0.0, ("0b",), ())]
         >>> p, flags = nli_adjusted(np.array([0.2, 0.6]), v, params)
@@ -170,7 +172,7 @@ def labels_from_features(
     if n:
         p_rel = params.relevance.predict(features.documents)
         p_use = params.utilization.predict(features.documents)
-        share_rel = float(params.relevance_share.predict(share_row_features(p_rel, features.documents, m))[0])
+        share_rel = float(params.relevance_share.predict(question_share_row_features(p_rel, features.documents))[0])
         share_use = float(params.utilization_share.predict(share_row_features(p_use, features.documents, m))[0])
         relevant = _top_keys(features.document_keys, p_rel, share_rel)
         utilized = _top_keys(features.document_keys, p_use, share_use)
@@ -181,7 +183,7 @@ def labels_from_features(
             notes["expected_completeness"] = round(completeness, 4)
         relevance_text = (
             f"Estimated {len(relevant)} of {plural(n, 'document sentence')} relevant (share {max(0.0, share_rel):.2f}) "
-            f"and {len(utilized)} used by the response, from similarity to the question and the response."
+            f"from the question alone, and {len(utilized)} used by the response."
         )
         notes["expected_relevance_share"] = round(min(1.0, max(0.0, share_rel)), 4)
         notes["expected_utilization_share"] = round(min(1.0, max(0.0, share_use)), 4)
@@ -190,8 +192,12 @@ def labels_from_features(
     p_unsupported, verdicts, probability = decision.p_unsupported, features.nli_verdicts, decision.answer_supported
     forced, flagged = decision.forced, set(decision.marked)
     # an unsupported sentence with a conflict (of a kind that forces or not) is contradicted, and says by what
+    # "contradicted" is said only where its kind is precise enough to force the verdict (SPEC §6: precision >= 0.9 on
+    # real answers); another conflict on an unsupported sentence is evidence its reason names, not a verdict
     contradicted = {
-        k: v for k, v in zip(features.response_keys, verdicts, strict=True) if k in flagged and _opposition(v)[0]
+        k: v
+        for k, v in zip(features.response_keys, verdicts, strict=True)
+        if k in flagged and _opposition(v)[0] and contradiction_strength(v, params) is not None
     }
     # a sentence flagged only as the most doubtful one of an answer judged not fully supported says so
     doubt = (
@@ -199,22 +205,41 @@ def labels_from_features(
         f"threshold {params.adherence_threshold:.3f}) and this is its most doubtful sentence"
     )
     support = []
+    claim_free = dict(zip(features.response_keys, features.claim_free or (None,) * m, strict=True))
     for i, key in enumerate(features.response_keys):
         by_answer = key in flagged and key not in forced and p_unsupported[i] < params.support_threshold
+        kind = claim_free[key]
         support.append(
             {
                 "response_sentence_key": key,
-                "explanation": sentence_explanation(
-                    features, i, float(p_unsupported[i]), key in flagged, doubt if by_answer else None
+                "explanation": f"Makes no claim ({CLAIM_FREE_KINDS[kind]}): neither supported nor unsupported."
+                if kind
+                else sentence_explanation(
+                    features,
+                    i,
+                    float(p_unsupported[i]),
+                    key in flagged,
+                    doubt if by_answer else None,
+                    contradicted=key in contradicted,
                 ),
-                "supporting_sentence_keys": _supporting_keys(features, i, key in flagged),
+                "supporting_sentence_keys": [] if kind else _supporting_keys(features, i, key in flagged),
                 "fully_supported": key not in flagged,
             }
         )
     notes["sentence_verdicts"] = {
-        key: ("contradicted" if key in contradicted else "not_found" if key in flagged else "supported")
+        key: (
+            "no_claim"
+            if claim_free[key]
+            else "contradicted"
+            if key in contradicted
+            else "not_found"
+            if key in flagged
+            else "supported"
+        )
         for key in features.response_keys
     }
+    if m and not any(kind is None for kind in claim_free.values()):
+        notes["abstains"] = True  # an answer that makes no claim asserts nothing false (SPEC §6)
     if contradicted:
         notes["contradictions"] = [
             {
@@ -274,22 +299,32 @@ def support_decision(features: SampleFeatures, params: LocalParams) -> SupportDe
     p_before = params.support.predict(features.support_inputs) if m else np.zeros(0)
     verdicts = features.nli_verdicts
     p_unsupported, flags = nli_adjusted(p_before, verdicts, params, closest_documents(features))
+    claims = claim_mask(features)
+    p_unsupported = np.where(claims, p_unsupported, 0.0)  # a sentence that makes no claim is never unsupported
+    flags = [bool(c and f) for c, f in zip(claims, flags, strict=True)]
     forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
     probability = 1.0
-    if m:
-        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported))[0])
+    if claims.any():
+        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported[claims]))[0])
     if forced:  # a contradiction is a hallucination, however fluent the rest
         strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
         probability = min(probability, 1.0 - max(strengths))
     supported = probability >= params.adherence_threshold and not forced
     flagged: set[str] = set(forced)
-    if not supported and m:
+    if not supported and claims.any():
         flagged |= {
             k for k, p in zip(features.response_keys, p_unsupported, strict=True) if p >= params.support_threshold
         }
-        flagged = flagged or {features.response_keys[int(np.argmax(p_unsupported))]}
+        flagged = flagged or {features.response_keys[int(np.argmax(np.where(claims, p_unsupported, -1.0)))]}
     marked = [k for k in features.response_keys if k in flagged]
     return SupportDecision(p_before, p_unsupported, forced, probability, supported, marked)
+
+
+def claim_mask(features: SampleFeatures) -> np.ndarray:
+    """Per response sentence: True when it makes a claim (:mod:`rageval_lc.text`; every sentence when the
+    features predate the claim test)."""
+    kinds = features.claim_free or (None,) * len(features.response_keys)
+    return np.array([kind is None for kind in kinds], dtype=bool)
 
 
 def confidence_inputs(features: SampleFeatures, decision: SupportDecision, params: LocalParams) -> np.ndarray:
@@ -359,17 +394,27 @@ def _against_note(verdict: SentenceNli | None, against: Sequence[str]) -> str:
 
 
 def sentence_explanation(
-    features: SampleFeatures, i: int, p_unsupported: float, flagged: bool, by_answer: str | None = None
+    features: SampleFeatures,
+    i: int,
+    p_unsupported: float,
+    flagged: bool,
+    by_answer: str | None = None,
+    *,
+    contradicted: bool | None = None,
 ) -> str:
     """Why response sentence ``i`` is supported, contradicted or not found, in words and figures. ``by_answer``:
     why a sentence the figures alone would not flag is flagged all the same (the answer's verdict), said first so
-    that the reason never reads against the verdict."""
+    that the reason never reads against the verdict. ``contradicted``: whether its verdict is "contradicted" (None:
+    whenever it is flagged and a conflict speaks against it); a flagged sentence that is not reads "not found" and
+    names the conflict as evidence."""
     best = features.best_matches[i]
     verdict = features.nli_verdicts[i] if features.nli_verdicts else None
     conflicting, detail = _opposition(verdict) if verdict is not None else ((), "")
     against = sorted(_against(verdict))
     keys = _supporting_keys(features, i, flagged)
-    if verdict is not None and flagged and conflicting:
+    if contradicted is None:
+        contradicted = flagged and bool(conflicting)
+    if verdict is not None and flagged and conflicting and contradicted:
         text = f"Contradicted by {keys_label(conflicting)}"
         text += f": {detail}" if detail else ""
         if verdict.kind == "nli":

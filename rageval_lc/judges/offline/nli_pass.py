@@ -1,17 +1,18 @@
-"""The offline judge's NLI pass: align each response sentence to document text, score the pairs, explain.
+"""The offline judge's grounding pass: score each response sentence against its evidence, explain.
 
-Each response sentence is paired with its two closest document sentences (by embedding similarity) and
-with a window of three sentences around the closest one (for claims spread over two sentences). The NLI
-model (:mod:`~rageval_lc.judges.offline.nli`) scores every pair; per sentence this yields the features of
-:data:`NLI_FEATURES` (fed to the calibrated support model) and a :class:`SentenceNli` verdict:
+Each response sentence is paired with its evidence (:mod:`~rageval_lc.judges.offline.grounding`: its closest
+document sentences, in document order). The grounding model (:mod:`~rageval_lc.judges.offline.nli`, trained on
+these pairs) scores every pair: P(supported), P(not found), P(contradicted). Per sentence this yields the features
+of :data:`NLI_FEATURES` (fed to the calibrated support model) and a :class:`SentenceNli` verdict:
 ``contradicted`` when the contradiction detector (:mod:`~rageval_lc.judges.offline.contradiction`: slot checks
-and the NLI model's contradiction probability on aligned text) finds a conflict, else ``supported`` (some pair
-is entailed) or ``not_found``. A contradiction names the document sentence and what conflicts.
+and the model's contradiction probability on aligned text) finds a conflict, else ``supported`` (the pair is
+read as supported) or ``not_found``. A contradiction names the document sentence and what conflicts.
 
 Example:
     >>> from rageval_lc.text import KeyedSentences
     >>> keyed = KeyedSentences.from_texts(["The Berlin Wall fell on 9 November 1989."], "The Berlin Wall fell in 1991.")
-    >>> _, verdicts = nli_table(keyed, [("0a",)], lambda pairs: [[0.8, 0.1, 0.1]] * len(pairs), threshold=0.9)
+    >>> evidence = [(("0a",), "The Berlin Wall fell on 9 November 1989.", "The Berlin Wall fell in 1991.")]
+    >>> _, verdicts = nli_table(keyed, evidence, lambda pairs: [[0.8, 0.1, 0.1]] * len(pairs), threshold=0.9)
     >>> verdicts[0].verdict, verdicts[0].detail
     ('contradicted', 'says 1991; 0a says 9 November 1989')
 """
@@ -25,14 +26,13 @@ import numpy as np
 
 from rageval_lc.judges.offline.contradiction import Conflict, find_conflict, nli_conflict, stating_sentence
 from rageval_lc.judges.offline.evidence import alignment, evidence_units, frame_words
-from rageval_lc.text import KeyedSentences
+from rageval_lc.text import KeyedSentences, is_claim
 
 __all__ = [
     "NLI_FEATURES",
     "OPPOSING",
     "SentenceNli",
     "nli_inputs",
-    "nli_pairs",
     "nli_table",
 ]
 
@@ -46,8 +46,6 @@ NLI_FEATURES: tuple[str, ...] = (
     "nli_contradicted",
     "lexical_conflict",
 )
-_WINDOW = 1  # sentences on each side of the closest one
-_SINGLES = 2  # closest document sentences scored alone
 #: An aligned pair the NLI model reads as contradicting at least this probably (and above every entailment) is
 #: evidence against the sentence (:attr:`SentenceNli.opposing_keys`).
 OPPOSING = 0.5
@@ -90,41 +88,25 @@ class SentenceNli:
     opposing_keys: tuple[str, ...] = ()
 
 
-def nli_pairs(
-    sentences: KeyedSentences, best_matches: Sequence[Sequence[str]]
-) -> list[list[tuple[tuple[str, ...], str]]]:
-    """Per response sentence, its (document keys, premise text) candidates.
-
-    Args:
-        sentences: the sample's keyed sentences.
-        best_matches: per response sentence, its closest document keys, closest first.
-    """
-    text_of = {key: text for doc in sentences.documents for key, text in doc}
-    place = {key: (i, j) for i, doc in enumerate(sentences.documents) for j, (key, _) in enumerate(doc)}
-    out = []
-    for matches in best_matches:
-        candidates: dict[tuple[str, ...], str] = {}
-        for key in list(matches)[:_SINGLES]:
-            candidates[(key,)] = text_of[key]
-        if matches:
-            i, j = place[matches[0]]
-            doc = sentences.documents[i]
-            window = doc[max(0, j - _WINDOW) : j + _WINDOW + 1]
-            if len(window) > 1:
-                candidates[tuple(k for k, _ in window)] = " ".join(t for _, t in window)
-        out.append(list(candidates.items()))
-    return out
-
-
 def nli_inputs(
-    sentences: KeyedSentences, best_matches: Sequence[Sequence[str]]
+    sentences: KeyedSentences, evidence: Sequence[tuple[tuple[str, ...], str, str]]
 ) -> tuple[list[list[tuple[tuple[str, ...], str]]], list[tuple[str, str]]]:
-    """The candidates of :func:`nli_pairs` and, flattened in the same order, the (premise, hypothesis) pairs
-    the NLI model scores."""
-    candidates = nli_pairs(sentences, best_matches)
-    hypotheses = [text for _, text in sentences.response]
-    flat = [(premise, hypotheses[k]) for k, cands in enumerate(candidates) for _, premise in cands]
+    """Per response sentence its (document keys, premise) candidate (one: the grounding pair of
+    :func:`~rageval_lc.judges.offline.grounding.grounding_pairs`, none without document sentences) and, flattened in
+    the same order, the (premise, claim) pairs the grounding model scores."""
+    claims = [is_claim(text) for _, text in sentences.response]  # a sentence that makes no claim is not scored
+    pairs = list(zip(evidence, claims, strict=True))
+    candidates = [[(keys, text)] if keys and claim else [] for (keys, text, _), claim in pairs]
+    flat = [(text, claim) for (keys, text, claim), real in pairs if keys and real]
     return candidates, flat
+
+
+def _named(keys: tuple[str, ...], sentences: KeyedSentences, frame: set[str]) -> tuple[str, ...]:
+    """Of an evidence's keys, the one sentence a verdict names: the one holding most of the claim's frame words
+    (the first in document order on a tie), so a reason cites a sentence, not a span of passages."""
+    if len(keys) <= 1:
+        return keys
+    return (max(keys, key=lambda key: alignment(frame, sentences.sentence(key))),)
 
 
 def _logit(p: float) -> float:
@@ -134,7 +116,7 @@ def _logit(p: float) -> float:
 
 def nli_table(
     sentences: KeyedSentences,
-    best_matches: Sequence[Sequence[str]],
+    evidence: Sequence[tuple[tuple[str, ...], str, str]],
     predict: object,
     *,
     threshold: float,
@@ -144,13 +126,13 @@ def nli_table(
 
     Args:
         sentences: the sample's keyed sentences.
-        best_matches: per response sentence, its closest document keys, closest first.
+        evidence: per response sentence, its grounding pair (:attr:`SampleFeatures.evidence`).
         predict: a callable taking (premise, hypothesis) pairs and returning probability rows
             (entailment, neutral, contradiction), e.g. :meth:`NliModel.predict`.
         threshold: the NLI contradiction probability the detector needs (on aligned pairs).
         slots: whether the slot checks (numbers, dates, names, negation, roles, comparisons) flag contradictions.
     """
-    candidates, flat = nli_inputs(sentences, best_matches)
+    candidates, flat = nli_inputs(sentences, evidence)
     hypotheses = [text for _, text in sentences.response]
     probabilities = np.asarray(predict(flat)) if flat else np.zeros((0, 3))  # type: ignore[operator]
     units = evidence_units(sentences.documents)
@@ -162,8 +144,11 @@ def nli_table(
         start += len(cands)
         previous = hypotheses[k - 1] if k else None
         conflict = find_conflict(hypotheses[k], units, previous) if slots and units else None
+        frame = frame_words(hypotheses[k])
         if conflict is None and len(p):
             conflict = nli_conflict(hypotheses[k], cands, p, threshold)
+            if conflict is not None:
+                conflict = replace(conflict, keys=_named(conflict.keys, sentences, frame))
         stated = stating_sentence(hypotheses[k], units, previous) if conflict is None and units else ()
         if not len(p):
             table[k] = (0.0, 0.0, _logit(0.0), _logit(0.0), 1.0, 0.0, float(conflict is not None))
@@ -171,18 +156,19 @@ def nli_table(
             continue
         best_e = int(np.argmax(p[:, 0]))
         entail = float(p[best_e, 0])
-        frame = frame_words(hypotheses[k])
         aligned = [i for i, (_, premise) in enumerate(cands) if alignment(frame, premise) >= _FEATURE_ALIGNMENT]
         contra = max((float(p[i, 2]) for i in aligned), default=0.0)
         top = max(aligned, key=lambda i: float(p[i, 2]), default=None)
         opposing = cands[top][0] if top is not None and contra >= OPPOSING and contra > float(p[:, 0].max()) else ()
+        opposing = _named(opposing, sentences, frame)
         table[k] = (
             entail, contra, _logit(entail), _logit(contra), float(p[best_e, 1]),
             float(conflict is not None and conflict.kind == "nli"),
             float(conflict is not None and conflict.kind != "nli"),
         )  # fmt: skip
         entailed = bool((p.argmax(axis=1) == 0).any())
-        verdict = _verdict(conflict, entail, contra, cands[best_e][0], entailed=entailed, stated=stated)
+        entailing = _named(cands[best_e][0], sentences, frame)
+        verdict = _verdict(conflict, entail, contra, entailing, entailed=entailed, stated=stated)
         verdicts.append(replace(verdict, opposing_keys=opposing))
     return table, tuple(verdicts)
 

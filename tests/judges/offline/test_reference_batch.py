@@ -21,19 +21,19 @@ METRICS = "context_recall,factual_accuracy,answer_classification"
 #: encoder sums in another order, so factual_accuracy (a model's score) agrees within tests.floats.ABS (seen on an
 #: AMD EPYC: 0.5019122500000001 vs 0.50190925); recall and classification are made of verdicts, so a changed
 #: verdict moves them by a third or more.
-PINNED = {
-    "rag-num-01": (1.0, 0.503125, 0.0),
-    "rag-num-01-f": (0.6666666666666666, 0.503125, 0.0),
-    "rag-date-01": (1.0, 0.465625, 0.0),
-    # its reference (rag-date-01) says "The Berlin Wall fell in 1991" against "fell on 9 November 1989, when …":
-    # since the detector splits off trailing clauses (issue 32) that sentence is no longer attributed, so recall is
-    # 1 of its 2 sentences (re-pinned row by row, each row by a fresh judge, at the commit that made the change)
-    "rag-date-01-f": (0.5, 0.504687625, 0.0),
-    "rag-name-01": (1.0, 0.5019122500000001, 0.0),
-    "rag-name-01-f": (0.5, 0.5359375, 0.0),
-    "rag-neg-01": (1.0, 0.9537405, 1.0),
-    "rag-neg-01-f": (1.0, 0.9286475, 1.0),
+PINNED = {  # re-pinned row by row, each row by a fresh judge, with the grounding model (issue 43)
+    "rag-num-01": (0.6666666666666666, 0.515164, 0.0),
+    "rag-num-01-f": (1.0, 0.524785, 0.0),
+    "rag-date-01": (1.0, 0.47436475, 0.0),
+    "rag-date-01-f": (1.0, 0.53463175, 0.0),
+    "rag-name-01": (1.0, 0.8659656250000001, 1.0),
+    "rag-name-01-f": (1.0, 0.8040893749999999, 1.0),
+    "rag-neg-01": (1.0, 0.9503116249999999, 1.0),
+    "rag-neg-01-f": (1.0, 0.925766625, 1.0),
 }
+#: The grounding model reads (evidence, claim) pairs of up to 256 word pieces in bfloat16 on such a CPU: a pair batched
+#: with longer ones is padded further, which moves its probability in the fourth decimal (seen: 6e-5).
+BATCHED = 2e-4
 
 
 def reference_rows() -> list[RagSample]:
@@ -73,7 +73,7 @@ def test_reference_scores_are_the_row_by_row_ones(judge: LocalJudge, mode: str) 
     run = evaluate(reference_rows(), METRICS, judge=fresh_judge(judge), concurrency=1, scoring_mode=mode)
     names = METRICS.split(",")
     assert {r.id: tuple(r.results[m].status for m in names) for r in run.results} == {k: ("ok",) * 3 for k in PINNED}
-    assert_close_structure({r.id: tuple(r.results[m].score for m in names) for r in run.results}, PINNED)
+    assert_close_structure({r.id: tuple(r.results[m].score for m in names) for r in run.results}, PINNED, abs=BATCHED)
 
 
 def test_a_metric_that_needs_no_nli_model_does_not_load_it() -> None:
