@@ -8,6 +8,7 @@ classifier's bias, worked out by hand below.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import pickle
@@ -223,7 +224,9 @@ def test_the_judge_runs_trace_on_a_three_way_model_and_warns_once(models: dict[s
 
 
 def test_with_a_binary_model_contradictions_come_from_the_slot_checks(models: dict[str, Path]) -> None:
-    judge = quiet(LocalJudge, nli=models["binary"], device="cpu")
+    # numbers force a verdict here (by default only the kinds precise to 0.9 on real answers do: negation)
+    params = dataclasses.replace(LocalParams.load(), forcing_kinds=["number"])
+    judge = quiet(LocalJudge, nli=models["binary"], device="cpu", params=params)
     notes = judge.trace_labels(SAMPLE).notes
     features = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
     assert [v.contradiction for v in features.nli_verdicts] == [0.0, 0.0]  # the model never says contradicted
