@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["OVERLAP_STOPWORDS", "overlap_hallucination"]
+__all__ = ["OVERLAP_STOPWORDS", "overlap_hallucination", "overlap_words"]
 
 OVERLAP_STOPWORDS = frozenset(
     "a an the of to in on for and or but is are was were be been being it its this that these those with as at by "
@@ -26,7 +26,12 @@ OVERLAP_STOPWORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def _words(text: str) -> list[str]:
+def overlap_words(text: str) -> list[str]:
+    """The baseline's words of ``text``: lower-cased runs of ``[a-z0-9]``, stopwords dropped, in order.
+
+    >>> overlap_words("The tower was finished in 1889.")
+    ['tower', 'finished', '1889']
+    """
     return [w for w in _WORD.findall(text.lower()) if w not in OVERLAP_STOPWORDS]
 
 
@@ -37,8 +42,8 @@ def overlap_hallucination(answer: str, passages: Sequence[str]) -> float:
         >>> overlap_hallucination("Paris.", ["Paris is big."]), overlap_hallucination("It is.", ["x"])
         (0.0, 0.0)
     """
-    words = _words(answer)
+    words = overlap_words(answer)
     if not words:
         return 0.0
-    known = set(_words(" ".join(passages)))
+    known = set(overlap_words(" ".join(passages)))
     return 1.0 - sum(w in known for w in words) / len(words)

@@ -21,11 +21,9 @@ Example:
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
-from rageval_lc.metrics.overlap import OVERLAP_STOPWORDS
+from rageval_lc.metrics.overlap import overlap_words
 from rageval_lc.text import KeyedSentences
 
 __all__ = [
@@ -40,16 +38,15 @@ __all__ = [
 EVIDENCE_SENTENCES = 4  # the closest document sentences by embedding similarity
 SHORT_CLAIM_WORDS = 6  # a claim shorter than this is read after its question
 GROUNDING_MAX_LENGTH = 256  # word pieces of a pair (the evidence is truncated first)
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def content_words(text: str) -> set[str]:
-    """The lower-cased words of ``text`` but the word-overlap baseline's stopwords (:mod:`rageval_lc.metrics.overlap`).
+    """The words the evidence's word match reads: the word-overlap baseline's (:mod:`rageval_lc.metrics.overlap`).
 
     >>> sorted(content_words("The tower was finished in 1889."))
     ['1889', 'finished', 'tower']
     """
-    return {w for w in _WORD.findall(text.lower()) if w not in OVERLAP_STOPWORDS}
+    return set(overlap_words(text))
 
 
 def claim_text(question: str, sentence: str) -> str:
