@@ -23,7 +23,7 @@ from itertools import pairwise
 import numpy as np
 
 from rageval_lc.judges.offline.encoder import Encoded
-from rageval_lc.judges.offline.grounding import grounding_pairs
+from rageval_lc.judges.offline.grounding import EVIDENCE_MARGIN, grounding_pairs
 from rageval_lc.judges.offline.limits import NO_READABLE_WORD, UnreadableInput
 from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_table
 from rageval_lc.text import KeyedSentences, claim_free_kind
@@ -43,7 +43,6 @@ STOPWORDS = frozenset(
     "will shall may might must has have had which who whom what when where why how about also such any all each more "
     "most other some only own same so too very just if but because while".split()
 )
-_EVIDENCE_MARGIN = 0.25  # a document sentence this much less similar than the closest one still counts as evidence
 _WORD = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z]+")
@@ -304,7 +303,7 @@ def sample_features(
         best = int(order[0]) if n else None
         # the evidence: the documents holding a sentence nearly as close as the closest one. What the sentence is
         # checked against stays the same when an unrelated passage is added (its sentences are far from it).
-        near = [int(i) for i in order if sims[int(i)] >= sims[order[0]] - _EVIDENCE_MARGIN] if n else []
+        near = [int(i) for i in order if sims[int(i)] >= sims[order[0]] - EVIDENCE_MARGIN] if n else []
         evidence_docs = {doc_of[i] for i in near}
         evidence = [t for t in range(n) if doc_of[t] in evidence_docs]
         top3 = near[:3]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rageval_lc.judges.offline.grounding import EVIDENCE_SENTENCES, claim_text, grounding_pairs
+from rageval_lc.judges.offline.grounding import EVIDENCE_MARGIN, EVIDENCE_SENTENCES, claim_text, grounding_pairs
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.metrics.overlap import overlap_hallucination
 from rageval_lc.schema import RagSample
@@ -22,6 +22,22 @@ def test_the_evidence_is_the_closest_sentences_in_document_order_and_the_best_wo
     assert keys == ("0a", "0c", "1a", "1b", "1c")
     assert text == "A one. C three. D four. E five. F six."
     assert claim == "What about six? Claim about six."  # three words: read after its question
+
+
+def test_an_unrelated_passage_never_enters_the_evidence() -> None:
+    """A passage whose every sentence is over EVIDENCE_MARGIN less similar than the closest one is left out, even
+    when it shares the claim's words: the evidence is the same with it and without it (the bystander property)."""
+    alone = KeyedSentences.from_texts(["The museum opens at nine."], "The museum opens at nine on Mondays.")
+    ((keys, text, _),) = grounding_pairs(alone, np.array([[0.9]]))
+    assert (keys, text) == (("0a",), "The museum opens at nine.")
+    both = KeyedSentences.from_texts(
+        ["The museum opens at nine.", "Mondays are busy. Nine trains leave."], "The museum opens at nine on Mondays."
+    )
+    # by hand: 0.9 - 0.6 = 0.3 > EVIDENCE_MARGIN (0.25), so passage 1 is too far although it holds 'mondays', 'nine'
+    assert EVIDENCE_MARGIN == 0.25
+    assert grounding_pairs(both, np.array([[0.9, 0.6, 0.5]]))[0][:2] == (("0a",), "The museum opens at nine.")
+    # within the margin (0.9 - 0.7 = 0.2) the second passage is evidence: its closest sentences are read too
+    assert grounding_pairs(both, np.array([[0.9, 0.7, 0.5]]))[0][0] == ("0a", "1a", "1b")
 
 
 def test_a_long_claim_is_read_alone_and_no_documents_give_no_evidence() -> None:
