@@ -102,12 +102,27 @@ def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]
 def contradiction_strength(verdict: SentenceNli, params: LocalParams | None = None) -> float | None:
     """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
     (:mod:`~rageval_lc.judges.offline.contradiction`) did not flag it, or (with ``params``) flagged it with a kind
-    of conflict that does not force the verdict (:attr:`LocalParams.forcing_kinds`)."""
+    of conflict that does not force the verdict: not among :attr:`LocalParams.forcing_kinds`, and not read as
+    contradicted by the grounding model at the probability :attr:`LocalParams.forcing_contradiction` asks of it.
+
+    Example:
+        >>> from dataclasses import replace
+        >>> from rageval_lc.judges.offline.nli_pass import SentenceNli
+        >>> params = replace(LocalParams.load(), forcing_kinds=["negation"], forcing_contradiction={"date": 0.7})
+        >>> date = SentenceNli("contradicted", 0.01, 0.8, (), ("0a",), "says 1991; 0a says 1989", "date", 0.6)
+        >>> contradiction_strength(date, params), contradiction_strength(replace(date, contradiction=0.5), params)
+        (0.8, None)
+    """
     if verdict.verdict != "contradicted":
         return None
-    if params is not None and params.forcing_kinds is not None and verdict.kind not in params.forcing_kinds:
-        return None
-    return verdict.strength
+    if params is None or (params.forcing_kinds is None and params.forcing_contradiction is None):
+        return verdict.strength
+    if verdict.kind in (params.forcing_kinds or ()):
+        return verdict.strength
+    needed = (params.forcing_contradiction or {}).get(verdict.kind)
+    if needed is not None and verdict.contradiction >= needed:
+        return max(verdict.strength, verdict.contradiction)
+    return None
 
 
 def _opposition(verdict: SentenceNli) -> tuple[tuple[str, ...], str]:
@@ -347,17 +362,19 @@ def confidence_notes(
 ) -> dict[str, Any]:
     """The probability that each verdict of an answer is right: ``sentence_confidence`` (key → probability),
     ``sentence_unsupported_probability`` (key → the confidence model's P(unsupported)) and
-    ``adherence_confidence`` (the answer's verdict)."""
+    ``adherence_confidence`` (the answer's verdict). A sentence that makes no claim is certain (a rule decides
+    it: 1.0, unsupported with probability 0) and does not enter the answer's confidence."""
     keys = features.response_keys
     x = confidence_inputs(features, decision, params)
-    marked = [k in set(decision.marked) for k in keys]
-    q = models.probability("sentence", x)
-    row = row_inputs(decision.answer_supported, decision.supported, bool(decision.forced), q, sum(marked))
+    marked = np.array([k in set(decision.marked) for k in keys], dtype=bool)
+    claims = claim_mask(features)
+    q = np.where(claims, models.probability("sentence", x), 0.0) if len(keys) else np.zeros(0)
+    forced = bool(decision.forced)
+    row = row_inputs(decision.answer_supported, decision.supported, forced, q[claims], int(marked[claims].sum()))
     p_row = float(models.probability("row", row)[0])
+    confidence = np.where(claims, verdict_confidence(q, marked), 1.0)
     return {
-        "sentence_confidence": {
-            k: round(float(c), 4) for k, c in zip(keys, verdict_confidence(q, marked), strict=True)
-        },
+        "sentence_confidence": {k: round(float(c), 4) for k, c in zip(keys, confidence, strict=True)},
         "sentence_unsupported_probability": {k: round(float(p), 4) for k, p in zip(keys, q, strict=True)},
         "adherence_confidence": round(float(verdict_confidence(np.array([p_row]), [decision.supported])[0]), 4),
     }
