@@ -188,6 +188,10 @@ class LocalParams:
     #: chosen by their precision on held-out real answers and faithful twins. A conflict of another kind is
     #: evidence: it names what contradicts a sentence the judge finds unsupported, and forces nothing.
     forcing_kinds: list[str] | None = None
+    #: the kinds of conflict that call a sentence contradicted when the grounding model agrees: kind -> the
+    #: P(contradicted) it must give the sentence's evidence (``SentenceNli.contradiction``), chosen like
+    #: ``forcing_kinds`` (kind ``nli``: the model's reading alone). None with ``forcing_kinds`` None: every kind forces.
+    forcing_contradiction: dict[str, float] | None = None
     completeness: Linear | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
