@@ -50,6 +50,7 @@ from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_r
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.offline.labelling import (
+    answer_unfound,
     claim_mask,
     closest_documents,
     contradiction_strength,
@@ -421,8 +422,12 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
         model = fit_logistic(x, y, w, c=0.1)
         return model
 
-    def hallucination_rows(p_sentences: np.ndarray, of: np.ndarray, count: int) -> np.ndarray:
-        return np.array([adherence_row_features(p_sentences[of == i]) for i in range(count)])
+    unfound = [answer_unfound(it["features"]) for it in union]  # the word-overlap baseline of each answer's claims
+
+    def hallucination_rows(p_sentences: np.ndarray, of: np.ndarray, count: int, overlap: bool) -> np.ndarray:
+        return np.array(
+            [adherence_row_features(p_sentences[of == i], unfound[i] if overlap else None) for i in range(count)]
+        )
 
     choices: dict = {"cv_hallucination_auroc": {}}
     trials = []
@@ -450,20 +455,26 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
                 mask = sup_of == i
                 verdicts, closest = _claims_of(it["features"])
                 p_adj[mask] = nli_adjusted(p_oof[mask], verdicts, trial, closest)[0]
-            rows = hallucination_rows(p_adj, sup_of, len(union))
-            p_h = np.zeros(len(union))
-            for train, test in folds_u:
-                p_h[test] = fit_logistic(rows[train], hallucinated_u[train], weights_u[train], c=0.3).predict(
-                    rows[test]
+            for overlap in (False, True):  # the row model with or without the answer's word-overlap share
+                rows = hallucination_rows(p_adj, sup_of, len(union), overlap)
+                p_h = np.zeros(len(union))
+                for train, test in folds_u:
+                    p_h[test] = fit_logistic(rows[train], hallucinated_u[train], weights_u[train], c=0.3).predict(
+                        rows[test]
+                    )
+                p_final = _with_contradictions(p_h, union, trial)[:n]
+                score = auroc(hallucinated, p_final)
+                name = f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}_overlap{overlap}"
+                choices["cv_hallucination_auroc"][name] = round(score, 4)
+                choices.setdefault("cv_hallucination_auroc_mean_subset", {})[name] = round(
+                    _mean_subset_auroc(items, hallucinated, p_final), 4
                 )
-            p_final = _with_contradictions(p_h, union, trial)[:n]
-            score = auroc(hallucinated, p_final)
-            choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
-            trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
+                trials.append((score, aux_weight, lexical, contra, entail, overlap, p_oof, p_adj, p_final))
     best = max(trials, key=lambda t: t[0])
-    _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, p_oof, p_adj, p_final = best
+    _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, row_overlap, *rest = best
+    p_oof, p_adj, p_final = rest
     choices |= {"entailment_threshold": entailment_threshold, "lexical_conflicts": lexical_conflicts}
-    choices |= {"aux_weight": aux_weight}
+    choices |= {"aux_weight": aux_weight, "row_overlap": row_overlap}
     choices |= {"forcing_kinds": forcing, "forcing_contradiction": forcing_contradiction}
     choices |= {"conflict_precision": precision_table, "twins": len(twins)}
     models["support"] = support_and_rows(np.arange(len(union)), aux_weight)
@@ -477,7 +488,7 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
     )
     ragbench_sentences = sup_of < n
     support_threshold = _best_f1_threshold(p_oof[ragbench_sentences], y_uns[ragbench_sentences])
-    rows = hallucination_rows(p_adj, sup_of, len(union))
+    rows = hallucination_rows(p_adj, sup_of, len(union), row_overlap)
     x_h, y_h, w_h = rows, hallucinated_u, weights_u
     if aux_weight > 0:
         aux_rows = []
@@ -486,7 +497,8 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
             p_i = models["support"].predict(it["features"].support_inputs[claims])
             verdicts, closest = _claims_of(it["features"])
             adjusted = nli_adjusted(p_i, verdicts, params_probe, closest)
-            aux_rows.append(adherence_row_features(adjusted[0]))
+            unfound_i = answer_unfound(it["features"]) if row_overlap else None
+            aux_rows.append(adherence_row_features(adjusted[0], unfound_i))
         x_h = np.vstack([rows, np.array(aux_rows)])
         y_h = np.concatenate([hallucinated, aux_hallucinated])
         w_h = np.concatenate([weights, np.full(len(aux), aux_weight * weights.sum() / len(aux))])
@@ -516,8 +528,18 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
         lexical_conflicts=lexical_conflicts,
         forcing_kinds=forcing,
         forcing_contradiction=forcing_contradiction,
+        row_overlap=row_overlap,
     )
     return params, choices
+
+
+def _mean_subset_auroc(items: list[dict], hallucinated: np.ndarray, p: np.ndarray) -> float:
+    """The mean over RAGBench sub-datasets of the row AUROC (each with both labels)."""
+    by: dict[str, list[int]] = collections.defaultdict(list)
+    for i, it in enumerate(items):
+        by[it["record"].dataset].append(i)
+    scores = [auroc(hallucinated[ix], p[ix]) for ix in by.values() if 0 < hallucinated[ix].sum() < len(ix)]
+    return float(np.mean(scores)) if scores else float("nan")
 
 
 def _claims_of(features) -> tuple[list, list]:

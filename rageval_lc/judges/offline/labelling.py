@@ -24,6 +24,7 @@ from rageval_lc.judges.offline.model import (
     completeness_row_features,
     question_share_row_features,
     share_row_features,
+    unfound_share,
 )
 from rageval_lc.judges.offline.nli_pass import SentenceNli
 from rageval_lc.schema import TraceLabels
@@ -31,6 +32,8 @@ from rageval_lc.text import CLAIM_FREE_KINDS, plural
 
 __all__ = [
     "SupportDecision",
+    "answer_inputs",
+    "answer_unfound",
     "claim_mask",
     "closest_documents",
     "confidence_inputs",
@@ -320,7 +323,7 @@ def support_decision(features: SampleFeatures, params: LocalParams) -> SupportDe
     forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
     probability = 1.0
     if claims.any():
-        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported[claims]))[0])
+        probability = float(1.0 - params.hallucination.predict(answer_inputs(features, p_unsupported, params))[0])
     if forced:  # a contradiction is a hallucination, however fluent the rest
         strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
         probability = min(probability, 1.0 - max(strengths))
@@ -333,6 +336,20 @@ def support_decision(features: SampleFeatures, params: LocalParams) -> SupportDe
         flagged = flagged or {features.response_keys[int(np.argmax(np.where(claims, p_unsupported, -1.0)))]}
     marked = [k for k in features.response_keys if k in flagged]
     return SupportDecision(p_before, p_unsupported, forced, probability, supported, marked)
+
+
+def answer_inputs(features: SampleFeatures, p_unsupported: np.ndarray, params: LocalParams) -> np.ndarray:
+    """What the row model (``params.hallucination``) reads of an answer: :func:`adherence_row_features` of its
+    claims' P(unsupported), with the share of their words no passage holds when ``params.row_overlap``."""
+    claims = claim_mask(features)
+    unfound = answer_unfound(features) if params.row_overlap else None
+    return adherence_row_features(np.asarray(p_unsupported, dtype=float)[claims], unfound)
+
+
+def answer_unfound(features: SampleFeatures) -> float:
+    """The word-overlap baseline of an answer's claims: the share of their words no passage holds."""
+    counts = features.overlap_counts or ((0, 0),) * len(features.response_keys)
+    return unfound_share([c for c, claim in zip(counts, claim_mask(features), strict=True) if claim])
 
 
 def claim_mask(features: SampleFeatures) -> np.ndarray:
