@@ -419,8 +419,9 @@ def _against_note(verdict: SentenceNli | None, against: Sequence[str]) -> str:
     if verdict is None or not against:
         return ""
     conflicting, detail = _opposition(verdict)
-    if conflicting:
-        return f"; {keys_label(conflicting)} disagrees ({detail}), weighed as evidence"
+    if conflicting:  # a slot check says how; the grounding model's own reading says how sure it is
+        how = detail or f"the grounding model's contradiction probability {verdict.contradiction:.2f}"
+        return f"; {keys_label(conflicting)} disagrees ({how}), weighed as evidence"
     return (
         f"; the NLI model reads {' and '.join(against)} against it (contradiction {verdict.contradiction:.2f}), "
         "but no number, date, name, negation or role conflicts"

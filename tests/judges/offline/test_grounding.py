@@ -73,12 +73,11 @@ def verdicts(judge: LocalJudge, question: str, passages: list[str], answer: str)
 
 #: (question, passages, answer, the verdict a careful reader gives the answer as a whole)
 NEW_USER_ROWS = [
-    pytest.param(  # a before/after swap
+    (  # a before/after swap
         "When should I remove the battery?",
         ["Always remove the battery before cleaning the device. Clean it with a dry cloth."],
         "Remove the battery after cleaning the device.",
         False,
-        marks=pytest.mark.xfail(strict=True, reason="issue 43: still passed (P(supported) high on a swapped order)"),
     ),
     (
         "When should I remove the battery?",
