@@ -125,7 +125,8 @@ class MetricSpec:
             only blank ones): :func:`score_metric` then calls no judge for it and gives every score
             ``undetermined`` with the reason.
         answer_scores: the scores that judge the answer: ``undetermined`` ("the answer is empty") when the answer
-            is nothing but whitespace (SPEC §6); with every score among them no judge is called.
+            is nothing but whitespace (an empty answer is never scored as wrong or right); with every score among them
+            no judge is called.
         headline: the scores an integration reports as this metric's own (LangSmith feedback keys).
             Default: all ``scores``.
         verdicts: the verdicts its score function reads (the plan's :data:`~rageval_lc.scoring.plan.VERDICTS`,
