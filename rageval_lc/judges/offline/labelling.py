@@ -27,6 +27,7 @@ from rageval_lc.judges.offline.model import (
     unfound_share,
 )
 from rageval_lc.judges.offline.nli_pass import SentenceNli
+from rageval_lc.metrics.overlap import overlap_words
 from rageval_lc.schema import TraceLabels
 from rageval_lc.text import CLAIM_FREE_KINDS, plural
 
@@ -347,9 +348,15 @@ def answer_inputs(features: SampleFeatures, p_unsupported: np.ndarray, params: L
 
 
 def answer_unfound(features: SampleFeatures) -> float:
-    """The word-overlap baseline of an answer's claims: the share of their words no passage holds."""
-    counts = features.overlap_counts or ((0, 0),) * len(features.response_keys)
-    return unfound_share([c for c, claim in zip(counts, claim_mask(features), strict=True) if claim])
+    """The word-overlap baseline of an answer's claims, each read against its own evidence: the share of the words
+    of their grounding pairs' claims (:attr:`SampleFeatures.evidence`) that the evidence does not hold. Read against
+    the evidence rather than every passage, so that an unrelated passage added to the contexts changes nothing."""
+    counts = []
+    for (_, evidence, claim), is_claim in zip(features.evidence, claim_mask(features), strict=True):
+        if is_claim:
+            words, known = overlap_words(claim), set(overlap_words(evidence))
+            counts.append((sum(w in known for w in words), len(words)))
+    return unfound_share(counts)
 
 
 def claim_mask(features: SampleFeatures) -> np.ndarray:
