@@ -90,10 +90,10 @@ class NumpyBert:
         self.embedding_norm = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         self.layers = [_Layer(w, f"encoder.layer.{i}.") for i in range(config.num_hidden_layers)]
         self.head: tuple[np.ndarray, ...] = ()
-        if classifier:  # weights transposed once: x @ w.T as a plain product
+        if classifier:  # x @ w.T: a transposed view, which BLAS reads as it is (no copy)
             parts = ("pooler.dense.weight", "pooler.dense.bias", "classifier.weight", "classifier.bias")
             pooler, pooler_bias, head, head_bias = (w[name] for name in parts)
-            self.head = (np.ascontiguousarray(pooler.T), pooler_bias, np.ascontiguousarray(head.T), head_bias)
+            self.head = (pooler.T, pooler_bias, head.T, head_bias)
 
     def hidden_states(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None = None) -> np.ndarray:
         """The last layer's hidden states (batch × length × hidden, float32), as ``BertModel``'s."""
@@ -127,15 +127,15 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
 
 class _Layer:
     """One encoder layer's weights, laid out for numpy: query, key and value in one product, every matrix
-    transposed once."""
+    read through transposed views (BLAS takes them as they are: no copy)."""
 
     def __init__(self, w: Mapping[str, np.ndarray], prefix: str) -> None:
         def linear(name: str) -> tuple[np.ndarray, np.ndarray]:
-            return np.ascontiguousarray(w[prefix + name + ".weight"].T), w[prefix + name + ".bias"]
+            return w[prefix + name + ".weight"].T, w[prefix + name + ".bias"]
 
         parts = [linear(f"attention.self.{n}") for n in ("query", "key", "value")]
         self.qkv = (
-            np.ascontiguousarray(np.concatenate([p[0] for p in parts], axis=1)),
+            np.concatenate([p[0] for p in parts], axis=1),
             np.concatenate([p[1] for p in parts]),
         )
         self.attention_out = linear("attention.output.dense")
