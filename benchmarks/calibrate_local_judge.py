@@ -14,9 +14,10 @@ faithful / unfaithful answers) joins the fitted part of the support and hallucin
 chosen by that cross-validation (0 when it does not help); it never enters a held-out figure.
 
 The NLI pass (``rageval_lc/judges/offline/nli``, trained by ``training/train_nli.py``) adds its features to the
-support model. The contradiction detector is not fitted here: a sentence it calls contradicted counts as
-unsupported whatever the support model says, with the shipped ``contradiction_threshold`` (set for precision
-on our own development set by ``benchmarks/contradiction_dev.py``, never on RAGBench) and slot checks.
+support model. The contradiction detector's conflicts (slot checks, and the grounding model's reading at the
+shipped ``contradiction_threshold`` or above) are evidence the support model weighs; a kind of conflict calls a
+sentence contradicted, whatever the support model says, only where it is precise enough (:func:`forcing_kinds`:
+on its own, or when the grounding model's P(contradicted) reaches a level chosen here).
 Completeness gets a model of its own, which picks the utilized keys so that their overlap with the relevant
 ones matches it.
 
@@ -49,6 +50,7 @@ from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_r
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.offline.labelling import (
+    answer_unfound,
     claim_mask,
     closest_documents,
     contradiction_strength,
@@ -292,35 +294,45 @@ TWIN_WEIGHT = 1.0  # the twins together weigh as much as one RAGBench sub-datase
 MIN_FORCING_PRECISION = 0.9
 
 
-def forcing_kinds(items: list[dict]) -> tuple[list[str], dict]:
-    """The kinds of conflict precise enough to force "contradicted" on their own: at least
-    :data:`MIN_FORCING_PRECISION` of the sentences they flag are contradicted, counted over the answers labelled
-    fully supported (every flag a false alarm), the faithful twins (likewise) and the contradicting twins (a flag on
-    the edited sentence is right, any other is a false alarm)."""
-    right: collections.Counter = collections.Counter()
-    wrong: collections.Counter = collections.Counter()
+FORCING_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98)  # the grounding model's P(contradicted) a kind may ask for
+MIN_FORCING_CATCHES = 5  # a kind forces only where it catches at least this many edited sentences
+
+
+def forcing_kinds(items: list[dict]) -> tuple[list[str], dict[str, float], dict]:
+    """The kinds of conflict precise enough to force "contradicted": on their own (the list), or when the grounding
+    model reads the sentence's evidence as contradicting it at least so probably (kind -> the lowest probability of
+    :data:`FORCING_GRID` that reaches the precision). A kind forces where at least :data:`MIN_FORCING_PRECISION` of
+    the sentences it flags are contradicted, counted over the answers labelled fully supported (every flag a false
+    alarm), the faithful twins (likewise) and the contradicting twins (a flag on the edited sentence is right, any
+    other is a false alarm)."""
+    flags: list[tuple[str, float, bool]] = []
     for it in items:
         twin = it.get("twin")
         if twin is None and not it["record"].released_scores.get("adherence"):
             continue  # a RAGBench answer with an unsupported sentence: its flags cannot be told right or wrong
         claims = claim_mask(it["features"])
         for key, verdict, claim in zip(it["features"].response_keys, it["features"].nli_verdicts, claims, strict=True):
-            if verdict.verdict != "contradicted" or not claim:
-                continue
-            if twin == "contradicting" and key == it["edited_key"]:
-                right[verdict.kind] += 1
-            else:
-                wrong[verdict.kind] += 1
-    table = {
-        kind: {
-            "right": right[kind],
-            "wrong": wrong[kind],
-            "precision": round(right[kind] / (right[kind] + wrong[kind]), 4),
-        }
-        for kind in sorted(set(right) | set(wrong))
-    }
-    chosen = [kind for kind, row in table.items() if row["right"] and row["precision"] >= MIN_FORCING_PRECISION]
-    return chosen, table
+            if verdict.verdict == "contradicted" and claim:
+                right = twin == "contradicting" and key == it["edited_key"]
+                flags.append((verdict.kind, verdict.contradiction, right))
+    table: dict[str, dict] = {}
+    alone: list[str] = []
+    needed: dict[str, float] = {}
+    for kind in sorted({k for k, _, _ in flags}):
+        rows = []
+        for floor in (0.0, *FORCING_GRID):
+            marks = [right for k, p, right in flags if k == kind and p >= floor]
+            right = sum(marks)
+            rows.append({"min_contradiction": floor, "right": right, "wrong": len(marks) - right,
+                         "precision": round(right / len(marks), 4) if marks else None})  # fmt: skip
+        table[kind] = {**rows[0], "with_model": rows[1:]}
+        usable = [r for r in rows if r["precision"] is not None and r["right"] >= MIN_FORCING_CATCHES
+                  and r["precision"] >= MIN_FORCING_PRECISION]  # fmt: skip
+        if usable and usable[0]["min_contradiction"] == 0.0:
+            alone.append(kind)
+        elif usable:
+            needed[kind] = usable[0]["min_contradiction"]
+    return alone, needed, table
 
 
 def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | None = None) -> tuple[LocalParams, dict]:
@@ -395,7 +407,7 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
     )
     hallucinated_u = np.array([not it["record"].released_scores["adherence"] for it in union])
     folds_u = list(GroupKFold(5).split(np.arange(len(union)), groups=np.array([_group(it) for it in union])))
-    forcing, precision_table = forcing_kinds(union)
+    forcing, forcing_contradiction, precision_table = forcing_kinds(union)
     sup, y_uns, sup_of = support_table(union)
     aux_sup, aux_y, _ = support_table(aux)
     aux_hallucinated = np.array([not it["record"].released_scores["adherence"] for it in aux], dtype=bool)
@@ -410,8 +422,12 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
         model = fit_logistic(x, y, w, c=0.1)
         return model
 
-    def hallucination_rows(p_sentences: np.ndarray, of: np.ndarray, count: int) -> np.ndarray:
-        return np.array([adherence_row_features(p_sentences[of == i]) for i in range(count)])
+    unfound = [answer_unfound(it["features"]) for it in union]  # the word-overlap baseline of each answer's claims
+
+    def hallucination_rows(p_sentences: np.ndarray, of: np.ndarray, count: int, overlap: bool) -> np.ndarray:
+        return np.array(
+            [adherence_row_features(p_sentences[of == i], unfound[i] if overlap else None) for i in range(count)]
+        )
 
     choices: dict = {"cv_hallucination_auroc": {}}
     trials = []
@@ -432,27 +448,35 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
                 entailment_threshold=entail,
                 lexical_conflicts=lexical,
                 forcing_kinds=forcing,
+                forcing_contradiction=forcing_contradiction,
             )
             p_adj = np.zeros(len(sup))
             for i, it in enumerate(union):
                 mask = sup_of == i
                 verdicts, closest = _claims_of(it["features"])
                 p_adj[mask] = nli_adjusted(p_oof[mask], verdicts, trial, closest)[0]
-            rows = hallucination_rows(p_adj, sup_of, len(union))
-            p_h = np.zeros(len(union))
-            for train, test in folds_u:
-                p_h[test] = fit_logistic(rows[train], hallucinated_u[train], weights_u[train], c=0.3).predict(
-                    rows[test]
+            for overlap in (False, True):  # the row model with or without the answer's word-overlap share
+                rows = hallucination_rows(p_adj, sup_of, len(union), overlap)
+                p_h = np.zeros(len(union))
+                for train, test in folds_u:
+                    p_h[test] = fit_logistic(rows[train], hallucinated_u[train], weights_u[train], c=0.3).predict(
+                        rows[test]
+                    )
+                p_final = _with_contradictions(p_h, union, trial)[:n]
+                score = auroc(hallucinated, p_final)
+                name = f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}_overlap{overlap}"
+                choices["cv_hallucination_auroc"][name] = round(score, 4)
+                choices.setdefault("cv_hallucination_auroc_mean_subset", {})[name] = round(
+                    _mean_subset_auroc(items, hallucinated, p_final), 4
                 )
-            p_final = _with_contradictions(p_h, union, trial)[:n]
-            score = auroc(hallucinated, p_final)
-            choices["cv_hallucination_auroc"][f"aux{aux_weight}_lex{lexical}_c{contra}_e{entail}"] = round(score, 4)
-            trials.append((score, aux_weight, lexical, contra, entail, p_oof, p_adj, p_final))
+                trials.append((score, aux_weight, lexical, contra, entail, overlap, p_oof, p_adj, p_final))
     best = max(trials, key=lambda t: t[0])
-    _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, p_oof, p_adj, p_final = best
+    _, aux_weight, lexical_conflicts, contradiction_threshold, entailment_threshold, row_overlap, *rest = best
+    p_oof, p_adj, p_final = rest
     choices |= {"entailment_threshold": entailment_threshold, "lexical_conflicts": lexical_conflicts}
-    choices |= {"aux_weight": aux_weight}
-    choices |= {"forcing_kinds": forcing, "conflict_precision": precision_table, "twins": len(twins)}
+    choices |= {"aux_weight": aux_weight, "row_overlap": row_overlap}
+    choices |= {"forcing_kinds": forcing, "forcing_contradiction": forcing_contradiction}
+    choices |= {"conflict_precision": precision_table, "twins": len(twins)}
     models["support"] = support_and_rows(np.arange(len(union)), aux_weight)
     params_probe = dataclasses.replace(
         _PROBE,
@@ -460,10 +484,11 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
         entailment_threshold=entailment_threshold,
         lexical_conflicts=lexical_conflicts,
         forcing_kinds=forcing,
+        forcing_contradiction=forcing_contradiction,
     )
     ragbench_sentences = sup_of < n
     support_threshold = _best_f1_threshold(p_oof[ragbench_sentences], y_uns[ragbench_sentences])
-    rows = hallucination_rows(p_adj, sup_of, len(union))
+    rows = hallucination_rows(p_adj, sup_of, len(union), row_overlap)
     x_h, y_h, w_h = rows, hallucinated_u, weights_u
     if aux_weight > 0:
         aux_rows = []
@@ -472,7 +497,8 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
             p_i = models["support"].predict(it["features"].support_inputs[claims])
             verdicts, closest = _claims_of(it["features"])
             adjusted = nli_adjusted(p_i, verdicts, params_probe, closest)
-            aux_rows.append(adherence_row_features(adjusted[0]))
+            unfound_i = answer_unfound(it["features"]) if row_overlap else None
+            aux_rows.append(adherence_row_features(adjusted[0], unfound_i))
         x_h = np.vstack([rows, np.array(aux_rows)])
         y_h = np.concatenate([hallucinated, aux_hallucinated])
         w_h = np.concatenate([weights, np.full(len(aux), aux_weight * weights.sum() / len(aux))])
@@ -501,8 +527,19 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
         entailment_threshold=entailment_threshold,
         lexical_conflicts=lexical_conflicts,
         forcing_kinds=forcing,
+        forcing_contradiction=forcing_contradiction,
+        row_overlap=row_overlap,
     )
     return params, choices
+
+
+def _mean_subset_auroc(items: list[dict], hallucinated: np.ndarray, p: np.ndarray) -> float:
+    """The mean over RAGBench sub-datasets of the row AUROC (each with both labels)."""
+    by: dict[str, list[int]] = collections.defaultdict(list)
+    for i, it in enumerate(items):
+        by[it["record"].dataset].append(i)
+    scores = [auroc(hallucinated[ix], p[ix]) for ix in by.values() if 0 < hallucinated[ix].sum() < len(ix)]
+    return float(np.mean(scores)) if scores else float("nan")
 
 
 def _claims_of(features) -> tuple[list, list]:

@@ -69,7 +69,7 @@ from rageval_lc.judges.offline.confidence import (  # noqa: E402
     row_inputs,
     verdict_confidence,
 )
-from rageval_lc.judges.offline.labelling import confidence_inputs, support_decision  # noqa: E402
+from rageval_lc.judges.offline.labelling import claim_mask, confidence_inputs, support_decision  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams, Logistic  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
 from rageval_lc.reports.summary import format_table  # noqa: E402
@@ -135,8 +135,11 @@ def rows_of(items: list[dict], params: LocalParams, twins: bool = False) -> list
         if it["unsupported"] is None or not it["features"].response_keys:
             continue
         features, record = it["features"], it["record"]
+        claims = claim_mask(features)  # a sentence that makes no claim has no verdict to be sure of
+        if not claims.any():
+            continue
         decision = support_decision(features, params)
-        keys = features.response_keys
+        keys = [k for k, claim in zip(features.response_keys, claims, strict=True) if claim]
         marked = set(decision.marked)
         labels = record.labels
         sample = record.sample
@@ -146,16 +149,16 @@ def rows_of(items: list[dict], params: LocalParams, twins: bool = False) -> list
                 dataset=record.dataset,
                 group=_group(it),
                 twin=twins,
-                x=confidence_inputs(features, decision, params),
+                x=confidence_inputs(features, decision, params)[claims],
                 marked=np.array([k in marked for k in keys]),
                 unsupported=np.array([k in it["unsupported"] for k in keys]),
-                p_adjusted=np.asarray(decision.p_unsupported, dtype=float),
+                p_adjusted=np.asarray(decision.p_unsupported, dtype=float)[claims],
                 answer_supported=decision.answer_supported,
                 supported=decision.supported,
                 forced=bool(decision.forced),
                 threshold=params.adherence_threshold,
                 gpt3=record.other_judges.get("gpt3_adherence") if not twins else None,
-                sentences=[text for _, text in sample.sentences.response],
+                sentences=[text for (_, text), claim in zip(sample.sentences.response, claims, strict=True) if claim],
                 doc_sentences=len(sample.sentences.document_keys),
                 trace_prompt_tokens=_llm().estimate_prompt_tokens("trace_labels", sample),
                 verify_prompt_tokens=_llm().estimate_prompt_tokens("verify_claims", sample),

@@ -192,7 +192,7 @@ class KeyReport(BaseModel):
 
 
 class TraceLabels(BaseModel):
-    """The TRACe sentence labels, field names as in the GPT labelling output (SPEC §3.2).
+    """The TRACe sentence labels, field names as in the GPT labelling output (docs/metrics/trace.md).
 
     Build from a judge's or a dataset's mapping with :meth:`from_mapping`, which is tolerant of messy
     values (null lists, comma-separated strings); keys are checked against a sample with :meth:`cleaned`.

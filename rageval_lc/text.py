@@ -1,4 +1,4 @@
-"""Sentence splitting and the TRACe sentence keys; what is a claim (:func:`claim_free_kind`, SPEC §6); :func:`plural`.
+"""Sentence splitting and the TRACe sentence keys; what is a claim (:func:`claim_free_kind`); :func:`plural`.
 
 Document ``i`` (0-based), sentence ``j`` gets the key ``f"{i}{sentence_letters(j)}"``; response sentence
 ``j`` gets ``sentence_letters(j)``. Letters run a, b, …, z, aa, ab, … (bijective base 26), the scheme of
@@ -246,7 +246,7 @@ def _pair(pair: Sequence[str], field: str) -> tuple[str, str]:
     return pair[0], pair[1]
 
 
-# --- what is a claim (SPEC §6) -----------------------------------------------------------------------------------
+# --- what is a claim --------------------------------------------------------------------------------------------------
 # A sentence that states something about the world. Headings, list markers, code, greetings, sign-offs, meta
 # sentences ("Here is how:") and hedges or refusals ("I don't know.", "I do not have information about X") make no
 # claim: they are neither supported nor unsupported, and no support metric counts them. Decided here once, for every

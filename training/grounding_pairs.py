@@ -10,6 +10,8 @@ packaged MiniLM's sentence embeddings (the judge's own), with labels in the NLI 
   is in ``unsupported_response_sentence_keys``, or ``fully_supported`` is false where that list is absent).
 - ``twins``: the edited sentence of each twin of a real answer (``training/make_twins.py``): a contradicting twin's
   is contradicted, a faithful twin's supported.
+- ``twins_short``: the same sentence read against only the document sentences its edit rests on (the twin's
+  ``evidence_keys``, at most three), so the model also learns to read a one- or two-sentence context.
 - ``additions``: a supported answer with one sentence added that its documents do not hold: a document sentence of
   another row of the same sub-dataset, the closest to the answer among those the row's documents share few words
   with (as a list item when the answer is a list): not found.
@@ -46,12 +48,13 @@ sys.path.insert(0, str(ROOT / "training"))
 
 from ragbench_folds import fold_of  # noqa: E402
 
-from rageval_lc.judges.offline.grounding import content_words, grounding_pairs  # noqa: E402
+from rageval_lc.judges.offline.grounding import claim_text, content_words, grounding_pairs  # noqa: E402
 from rageval_lc.text import KeyedSentences  # noqa: E402
 
 LABEL = {"supported": "entailment", "not_found": "neutral", "contradicted": "contradiction"}
 DEFAULT_CAP = {"ragbench_supported": 5000, "ragbench_unsupported": 5000, "twins_contradicting": 3500,
-               "twins_faithful": 1500, "additions": 1500, "copies": 500, "wice": 900, "nli": 2500}  # fmt: skip
+               "twins_faithful": 1500, "twins_short_contradicting": 1000, "twins_short_faithful": 800,
+               "additions": 1500, "copies": 500, "wice": 900, "nli": 2500}  # fmt: skip
 
 
 def ragbench_rows(shared: Path) -> list[dict]:
@@ -221,6 +224,14 @@ def main(argv: list[str] | None = None) -> int:
                 held.append({**pair, "subset": "twin_" + twin["twin"], "row": twin.get("original_id", "")})
             else:
                 fit[f"twins_{twin['twin']}"].append(pair)
+        if twin["fold"] != "held" and 0 < len(twin["evidence_keys"]) <= 3:
+            texts_of = dict(pair for doc in twin["documents_sentences"] for pair in doc)
+            evidence = " ".join(texts_of[k] for k in twin["evidence_keys"] if k in texts_of)
+            if evidence:
+                claim = claim_text(twin.get("question") or "", twin["edited_sentence"])
+                fit[f"twins_short_{twin['twin']}"].append({"premise": evidence, "hypothesis": claim,
+                                                           "label": LABEL[kind], "source": "twins_short",
+                                                           "kind": twin["edit_kind"]})  # fmt: skip
     fit_rows = [r for r in rows if r["_fold"] == "fit"]
     added_rows = additions(fit_rows, emb, rng)
     copies = []

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import sys
 import time
@@ -174,6 +175,20 @@ verdict is costly, use an LLM judge.
     (out / "MODEL_CARD.md").write_text(text, encoding="utf-8")
 
 
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def _forget_other_runs(work: Path, run: str) -> None:
+    """Delete a checkpoint left by a run on other pairs or settings: ``--resume`` goes on only from this run's."""
+    checkpoint, stamp = work / "checkpoint_grounding.pt", work / "checkpoint_grounding.run"
+    if checkpoint.exists() and (not stamp.exists() or stamp.read_text(encoding="utf-8") != run):
+        print(f"a checkpoint of another run ({stamp.read_text() if stamp.exists() else 'unstamped'}): starting afresh")
+        checkpoint.unlink()
+    work.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(run, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", default=str(ROOT / ".cache" / "grounding"))
@@ -194,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.eval_only:
         from train_nli import train_stage
 
-        rows = read(Path(args.pairs) / "fit.jsonl.gz")
+        fit_file = Path(args.pairs) / "fit.jsonl.gz"
+        _forget_other_runs(Path(args.work), f"{_sha(fit_file)}:{args.limit}:{args.init}:{args.lr}:{args.epochs}")
+        rows = read(fit_file)
         if args.limit:
             rows = rows[: args.limit]
         stage = argparse.Namespace(

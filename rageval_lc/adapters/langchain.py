@@ -25,11 +25,12 @@ from rageval_lc.adapters.common import FieldMap, MetricScorer
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import SampleResult
 
-__all__ = ["VERDICTS", "RagEvaluator", "evaluation_dict", "verdict"]
+__all__ = ["VALUE_BANDS", "RagEvaluator", "evaluation_dict", "verdict"]
 
 
-#: The verdict of a score, from the highest band down: a score at or above a band's floor gets its word.
-VERDICTS: tuple[tuple[float, str], ...] = ((0.8, "high"), (0.5, "medium"), (0.0, "low"))
+#: The word a score gets in LangChain's ``value`` (:func:`verdict`), from the highest band down: a score at or
+#: above a band's floor gets its word.
+VALUE_BANDS: tuple[tuple[float, str], ...] = ((0.8, "high"), (0.5, "medium"), (0.0, "low"))
 
 
 def verdict(score: float) -> str:
@@ -40,7 +41,7 @@ def verdict(score: float) -> str:
         >>> [verdict(s) for s in (1.0, 0.8, 0.79, 0.5, 0.49, 0.0)]
         ['high', 'high', 'medium', 'medium', 'low', 'low']
     """
-    return next((word for floor, word in VERDICTS if score >= floor), VERDICTS[-1][1])
+    return next((word for floor, word in VALUE_BANDS if score >= floor), VALUE_BANDS[-1][1])
 
 
 def evaluation_dict(scorer: MetricScorer, result: SampleResult) -> dict[str, Any]:

@@ -30,7 +30,6 @@ from rageval_lc.judges.offline.model import (
     Linear,
     LocalParams,
     Logistic,
-    adherence_row_features,
     completeness_row_features,
     expand,
     question_share_row_features,
@@ -364,7 +363,11 @@ def fit_aligned(
     rows = [it for it in items if it.hallucinated is not None and len(it.features.response_keys)]
     if rows and "hallucination" in models:
         adjusted_rows = [_adjusted(it, params.support.predict(it.features.support_inputs), params) for it in rows]
-        x = np.array([adherence_row_features(adjusted) for adjusted, _ in adjusted_rows])
+        from rageval_lc.judges.offline.labelling import answer_inputs  # the row model's inputs, as the judge reads them
+
+        x = np.array(
+            [answer_inputs(it.features, adj, params) for it, (adj, _) in zip(rows, adjusted_rows, strict=True)]
+        )
         y = np.array([it.hallucinated for it in rows], dtype=float)
         row_groups = [it.group for it in rows]
         strength = _choose(

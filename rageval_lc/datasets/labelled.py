@@ -38,9 +38,11 @@ from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.schema import RagSample
 from rageval_lc.text import normalize_key, plural
 
-__all__ = ["VERDICTS", "LabelledSample", "read_jsonl_rows", "read_labelled"]
+__all__ = ["SENTENCE_VERDICTS", "LabelledSample", "read_jsonl_rows", "read_labelled"]
 
-VERDICTS = ("supported", "not_found", "contradicted")
+#: The labels a user gives a response sentence (the plan's verdict kinds are
+#: :data:`rageval_lc.scoring.plan.VERDICTS`).
+SENTENCE_VERDICTS = ("supported", "not_found", "contradicted")
 #: Row-level score names as people write them → the score they label.
 _SCORE_NAMES = {
     "faithfulness": "adherence",
@@ -246,7 +248,7 @@ def _verdicts_by_key(verdicts: object, keys: list[str]) -> dict[str, str]:
         pairs = list(zip(keys, (str(v) for v in verdicts), strict=True))
     else:
         raise TypeError(f"sentence_verdicts must be a list or a mapping. Got {type(verdicts).__name__}.")
-    bad = sorted({v for _, v in pairs if v not in VERDICTS})
+    bad = sorted({v for _, v in pairs if v not in SENTENCE_VERDICTS})
     if bad:
-        raise ValueError(f"unknown sentence verdicts {bad}; use {', '.join(VERDICTS)}.")
+        raise ValueError(f"unknown sentence verdicts {bad}; use {', '.join(SENTENCE_VERDICTS)}.")
     return dict(pairs)

@@ -218,6 +218,7 @@ class CascadeJudge(Portable, BaseJudge):
             (c, order, key, i)
             for order, (key, confidences) in enumerate(recorder.seen.items())
             for i, c in enumerate(confidences)
+            if c is not None
         ]
         count = round(self.escalate * len(units))
         chosen: dict[str, set[int]] = {key: set() for key in recorder.seen}
@@ -249,19 +250,19 @@ class CascadeJudge(Portable, BaseJudge):
     def _escalates(self, judgement: str) -> bool:
         return judgement in ESCALATED and can_make(self.llm, ESCALATED[judgement][1])
 
-    def _choose(self, key: str, confidences: list[float]) -> list[int]:
+    def _choose(self, key: str, confidences: list[float | None]) -> list[int]:
         if self.escalate_below is not None:
-            return [i for i, c in enumerate(confidences) if c < self.escalate_below]
+            return [i for i, c in enumerate(confidences) if c is not None and c < self.escalate_below]
         if self._planned and key in self._plan:
             return sorted(self._plan[key])
         with self._lock:  # no plan (rows one at a time): the running quantile of the confidences seen
-            self._seen.extend(confidences)
+            self._seen.extend(c for c in confidences if c is not None)
             seen = sorted(self._seen)
         count = round(self.escalate * len(seen))
         if count == 0:
             return []
         cut = seen[count - 1]
-        return [i for i, c in enumerate(confidences) if c <= cut]
+        return [i for i, c in enumerate(confidences) if c is not None and c <= cut]
 
 
 class _Recorder(BaseJudge):
@@ -271,7 +272,7 @@ class _Recorder(BaseJudge):
     def __init__(self, cascade: CascadeJudge) -> None:
         self.cascade = cascade
         self.name, self.supports, self.encoder = cascade.name, cascade.supports, cascade.encoder
-        self.seen: dict[str, list[float]] = {}
+        self.seen: dict[str, list[float | None]] = {}
         self.memo: dict[str, Judgement[Any]] = {}
         self.sample_of: dict[str, int] = {}
         self.sample: RagSample | None = None
@@ -301,14 +302,16 @@ def _verdicts_of(judgement: str, sample: RagSample) -> int:
     return len(sample.sentences.response)
 
 
-def _confidences(name: str, judgement: Judgement[Any]) -> list[float] | None:
-    """Each escalatable verdict's confidence, in verdict order (response sentences in answer order)."""
+def _confidences(name: str, judgement: Judgement[Any]) -> list[float | None] | None:
+    """Each escalatable verdict's confidence, in verdict order (response sentences in answer order); None for a
+    sentence the offline judge found makes no claim (a heading, a greeting: nothing for an LLM to re-judge)."""
     note = judgement.notes.get(ESCALATED[name][0])
     if note is None:
         return None
     if isinstance(note, Mapping):
         keys = [s.response_sentence_key for s in _trace(judgement.value).sentence_support_information]
-        return [float(note.get(k, 1.0)) for k in keys]
+        verdicts = judgement.notes.get("sentence_verdicts") or {}
+        return [None if verdicts.get(k) == "no_claim" else float(note.get(k, 1.0)) for k in keys]
     return [float(c) for c in note]
 
 

@@ -1,4 +1,4 @@
-"""RMSE aggregation of TRACe scores (``reference/trace_rmse_aggregation.txt``, SPEC §3.4).
+"""RMSE aggregation of TRACe scores (docs/metrics/trace.md, "RMSE aggregation and agreement").
 
 Three questions, three functions:
 

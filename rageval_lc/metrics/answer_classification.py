@@ -1,4 +1,4 @@
-"""Answer classification (SPEC §5, ``reference/graphrag_metrics.txt``): CORRECT, WRONG or DON'T KNOW.
+"""Answer classification (definition: docs/metrics/ragas.md, "Definitions"): CORRECT, WRONG or DON'T KNOW.
 
 An answer with an uncertainty phrase is DON'T KNOW without a judge; otherwise the judge's ``label`` verdict,
 CORRECT or WRONG against the reference. The score is 1.0 for CORRECT and 0.0 otherwise; the details have the
@@ -41,7 +41,7 @@ UNCERTAINTY_PHRASES: tuple[str, ...] = (
     "not available",
     "no data",
 )
-#: Words that mark a very short answer (under 10 characters) as "no answer" (SPEC §5).
+#: Words that mark a very short answer (under 10 characters) as "no answer" (docs/metrics/ragas.md).
 SHORT_NON_ANSWERS: tuple[str, ...] = ("unknown", "n/a", "none", "null")
 
 

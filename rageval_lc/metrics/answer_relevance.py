@@ -1,4 +1,4 @@
-"""Answer relevance (SPEC §5, ``reference/graphrag_metrics.txt``): how well the answer addresses the question.
+"""Answer relevance (definition: docs/metrics/ragas.md, "Definitions"): how well the answer addresses the question.
 
 The ``questions`` verdict is n questions generated from the answer (the reference's n=3); the score is the mean
 cosine similarity of the question with them, on the embedding model, floored at 0. A judge that writes no

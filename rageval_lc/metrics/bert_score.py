@@ -1,4 +1,4 @@
-"""BERTScore (Zhang et al., 2020) from the embedding model's token vectors (SPEC §5; no LLM).
+"""BERTScore (Zhang et al., 2020) from the embedding model's token vectors (docs/metrics/ragas.md; no LLM).
 
 Greedy matching: each candidate (answer) token to its most similar reference token (precision) and each
 reference token to its most similar candidate token (recall); F1 is their harmonic mean. As in the

@@ -1,4 +1,4 @@
-"""Context precision (SPEC §5, ``reference/graphrag_metrics.txt``): the share of the retrieved contexts that
+"""Context precision (definition: docs/metrics/ragas.md, "Definitions"): the share of the retrieved contexts that
 are relevant to the question, and its rank-aware form (the mean of precision@k over the ranks of the relevant
 contexts).
 

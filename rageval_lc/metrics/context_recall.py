@@ -1,4 +1,4 @@
-"""Context recall (SPEC §5, ``reference/graphrag_metrics.txt``): the share of the reference answer's
+"""Context recall (definition: docs/metrics/ragas.md, "Definitions"): the share of the reference answer's
 statements that the contexts support.
 
 The ``statements`` verdict splits the reference into statements, each attributed or not to the contexts. No

@@ -1,4 +1,4 @@
-"""GEval factual accuracy (SPEC §5, ``reference/graphrag_metrics.txt``): the answer against the reference.
+"""GEval factual accuracy (definition: docs/metrics/ragas.md, "Definitions"): the answer against the reference.
 
 Factual accuracy = 0.5 correctness + 0.3 completeness + 0.2 consistency (each 0–100 from the judge's
 ``accuracy`` verdict), graded A ≥ 80, B ≥ 60, C ≥ 40, D ≥ 20, else E. A criterion the judge could not assess

@@ -1,4 +1,4 @@
-"""Faithfulness (SPEC §5, ``reference/graphrag_metrics.txt``): the share of the answer's claims the contexts
+"""Faithfulness (definition: docs/metrics/ragas.md, "Definitions"): the share of the answer's claims the contexts
 support.
 
 The claims are the ``claims`` verdict: by default the response sentences with the TRACe labelling pass's

@@ -1,6 +1,7 @@
-"""The word-overlap baseline every judge change is measured against (SPEC §6): the share of the answer's words
-not found among the passages' words. One line of logic, no model; a judge that cannot rank answers better than
-this has learned nothing the words did not already say.
+"""The word-overlap baseline every judge change is measured against (docs/judges/offline.md and BENCHMARKS.md
+show the offline judge's figures beside it): the share of the answer's words not found among the passages' words.
+One line of logic, no model; a judge that cannot rank answers better than this has learned nothing
+the words did not already say.
 
 Lower-case the answer and the passages, take the runs of ``[a-z0-9]+``, drop :data:`OVERLAP_STOPWORDS`; the
 hallucination score is 1 − (answer words found among the passages' words / answer words), 0 for an answer with

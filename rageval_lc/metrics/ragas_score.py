@@ -1,4 +1,4 @@
-"""The RAGAS composite (SPEC §5, ``reference/graphrag_metrics.txt``): the weighted mean of faithfulness,
+"""The RAGAS composite (definition: docs/metrics/ragas.md, "Definitions"): the weighted mean of faithfulness,
 context precision, context recall and answer relevance, the weights renormalised over the parts determined.
 
 Its parts are the four metrics' own specs: each is scored through

@@ -1,4 +1,4 @@
-"""Semantic similarity (SPEC §5): max(0, cosine) of the answer's and the reference's embeddings, on the
+"""Semantic similarity (docs/metrics/ragas.md): max(0, cosine) of the answer's and the reference's embeddings, on the
 embedding model (no LLM). An empty side → 0.0.
 
 Example:

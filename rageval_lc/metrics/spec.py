@@ -104,6 +104,8 @@ class Judgements(Protocol):
 
     def criteria(self, definition: base.CriteriaDefinition) -> base.Judgement[base.CriteriaScore]: ...
 
+    def judgement(self, name: str) -> base.Judgement[Any]: ...  # a judgement of one's own, declared with declare()
+
 
 ScoreFn = Callable[[Judgements], Scored]
 
@@ -123,11 +125,14 @@ class MetricSpec:
             only blank ones): :func:`score_metric` then calls no judge for it and gives every score
             ``undetermined`` with the reason.
         answer_scores: the scores that judge the answer: ``undetermined`` ("the answer is empty") when the answer
-            is nothing but whitespace (SPEC §6); with every score among them no judge is called.
+            is nothing but whitespace (an empty answer is never scored as wrong or right); with every score among them
+            no judge is called.
         headline: the scores an integration reports as this metric's own (LangSmith feedback keys).
             Default: all ``scores``.
         verdicts: the verdicts its score function reads (the plan's :data:`~rageval_lc.scoring.plan.VERDICTS`,
-            or a criteria metric's ``criteria:<name>``); none for a metric that calls no judge.
+            a criteria metric's ``criteria:<name>``, or the name of a judgement of one's own declared with
+            :func:`~rageval_lc.judges.declarations.declare`, read with ``ctx.judgement(name)``); none for a metric
+            that calls no judge.
         parts: the metrics a composite is made of (each scored through :func:`score_metric`, with its own
             evidence rules); it reads their verdicts.
         bounds: the range of every score.

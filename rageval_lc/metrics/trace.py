@@ -1,4 +1,4 @@
-"""TRACe scores from sentence labels (SPEC §3.3): pure maths, no model call.
+"""TRACe scores from sentence labels (definitions: docs/metrics/trace.md): pure maths, no model call.
 
 Two modes:
 
@@ -6,7 +6,7 @@ Two modes:
   relevant / utilized key lists R, U: relevance = len(R)/N, utilization = len(U)/N, completeness =
   |set(R) ∩ set(U)| / len(R) (1.0 when R is empty), adherence = 1.0 when no response sentence is
   unsupported (``unsupported_response_sentence_keys`` when present, otherwise ``fully_supported`` false).
-* ``capstone`` follows ``reference/trace_gpt_labeling_metrics.txt``: relevance = min(1, len(R)/20),
+* ``capstone`` follows the capstone's GPT-labelling formulas (docs/metrics/trace.md): relevance = min(1, len(R)/20),
   utilization = min(1, len(U)/len(R)), completeness = |R ∩ U| / |R|, adherence = every judged
   sentence fully supported.
 
@@ -132,7 +132,8 @@ def completeness(relevant_keys: Sequence[str], utilized_keys: Sequence[str], *, 
     return overlap / len(relevant_keys) if relevant_keys else 1.0
 
 
-#: What :meth:`TraceScores.to_dict` exports, in the order of ``reference/trace_rmse_aggregation.txt``.
+#: What :meth:`TraceScores.to_dict` exports, in the order the RMSE aggregation reads
+#: (:mod:`rageval_lc.metrics.aggregation`).
 _EXPORTED = (
     "context_relevance",
     "context_utilization",
@@ -174,7 +175,7 @@ class TraceScores(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON export of ``reference/trace_rmse_aggregation.txt`` plus the extra fields."""
+        """Return the JSON export the RMSE aggregation reads (:mod:`~rageval_lc.metrics.aggregation`), and more."""
         return {name: getattr(self, name) for name in _EXPORTED}
 
     def results(self) -> dict[str, MetricResult]:

@@ -315,7 +315,7 @@ def _not_ok(rows: Sequence[Mapping[str, Any]], name: str) -> str:
 
 
 def _empty_answer(row: Mapping[str, Any]) -> bool:
-    """A row whose answer was empty: a score of it is undetermined for that reason (SPEC §6)."""
+    """A row whose answer was empty: a score of it is undetermined for that reason, never a failing score."""
     return any(str(reason).startswith(EMPTY_ANSWER) for reason in (row.get("reason") or {}).values())
 
 

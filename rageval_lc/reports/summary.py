@@ -214,11 +214,11 @@ def reference_view(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     Scores absent from every row are left out.
 
     The composite is a number only when the run scored all four of its parts: a part scored but undetermined
-    on every row is left out and the weights renormalised (SPEC §5, as the reference does), but a part the run
-    did not score at all would make a composite of fewer parts pass for the whole one, so then ``ragas_score``
-    is not a number but says which parts were not scored (``"not shown: context_recall, answer_relevance were
-    not scored"``). It is the one composite of means here: TRACe's ``average`` and ``rmse_aggregation`` are
-    row scores of one labelling pass, all four parts or none.
+    on every row is left out and the weights renormalised (as the RAGAS composite does: docs/metrics/ragas.md),
+    but a part the run did not score at all would make a composite of fewer parts pass for the whole one, so then
+    ``ragas_score`` is not a number but says which parts were not scored (``"not shown: context_recall,
+    answer_relevance were not scored"``). It is the one composite of means here: TRACe's ``average`` and
+    ``rmse_aggregation`` are row scores of one labelling pass, all four parts or none.
 
     Example (the reference's local_search method: context precision undetermined):
         >>> rows = [{"scores": {"faithfulness": 1.0, "context_recall": 1.0, "answer_relevance": 0.8327,

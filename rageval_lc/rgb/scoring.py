@@ -1,7 +1,7 @@
 """RGB scoring (Chen et al., AAAI 2024): noise robustness, negative rejection, information integration and
 counterfactual robustness — pure rules, no model.
 
-Two modes (SPEC §4):
+Two modes (docs/metrics/rgb.md, "Scoring predictions"):
 
 * ``official`` (default) — the benchmark's own ``evalue.py``: a response containing ``insufficient
   information`` (case-sensitive) is a rejection, labelled ``[-1]``, before anything else; otherwise each
@@ -9,8 +9,8 @@ Two modes (SPEC §4):
   satisfied by any one alternative) and 0 if not. A row is correct when its labels hold no 0 and at least
   one 1. ``factual errors`` (case-sensitive) marks error detection; a detected row whose labels hold no
   0 is corrected — a rejection included, as the script counts it. Error correction = corrected / detected.
-* ``lenient`` — the rules of ``reference/rgb_evaluation.txt``: normalised substring match both ways or
-  80 % token overlap, its rejection phrases and keywords, its error-detection keywords; every rate is
+* ``lenient`` — the rules of RGB's own evaluation script (Chen et al., AAAI 2024): normalised substring match
+  both ways or 80 % token overlap, its rejection phrases and keywords, its error-detection keywords; every rate is
   over all samples.
 
 Example:
@@ -96,7 +96,7 @@ def official_labels(prediction: str, answer: Answer) -> list[int]:
     return check_answer(prediction, answer)
 
 
-# --- lenient rules (reference/rgb_evaluation.txt) -----------------------------------------------------
+# --- lenient rules (RGB's own evaluation script) ----------------------------------------------------------------------
 
 PRIMARY_REJECTION_PHRASES = (
     "i can not answer the question because of the insufficient information in documents",

@@ -8,7 +8,9 @@ metric, the callback handler and the dry run.
 
 - a metric module: a Python file or module defining ``METRIC = MetricSpec(...)`` with its score function, as
   each built-in metric's module under :mod:`rageval_lc.metrics` does (the spec declares the verdicts the score
-  function reads: the built-in ones, shared with the built-in metrics); :func:`load_metrics` registers it.
+  function reads: the built-in ones, shared with the built-in metrics, or a judgement of one's own declared with
+  :func:`~rageval_lc.judges.declarations.declare`, read with ``ctx.judgement(name)``); :func:`load_metrics`
+  registers it.
 - :func:`criteria_metric`: the judge reads the fields the metric ``uses`` and answers with one rubric
   level and a reason, in one call of its own (a DSPy Signature built from the criteria, run by a
   :class:`~rageval_lc.judges.llm.modules.CriteriaJudge` module: compiled, saved and loaded as the built-in
@@ -309,9 +311,12 @@ def _register_module(module: ModuleType) -> None:
     _check_name(spec.name, "MetricSpec")
     for score in spec.scores:
         _check_name(score, "MetricSpec", parameter="scores")
-    unknown = [verdict for verdict in spec.reads if verdict not in plan.VERDICTS]
+    unknown = [verdict for verdict in spec.reads if verdict not in plan.VERDICTS and not plan.is_declared(verdict)]
     if unknown:
-        msg = f"its METRIC reads {unknown}: a metric module reads the verdicts {', '.join(plan.VERDICTS)}."
+        msg = (
+            f"its METRIC reads {unknown}: a metric module reads the verdicts {', '.join(plan.VERDICTS)} or a "
+            "judgement of one's own declared with declare() before the metric is loaded."
+        )
         raise ValueError(msg)
     _register(spec, spec.reads, None)
 

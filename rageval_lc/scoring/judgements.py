@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from rageval_lc._validation import check_choice
 from rageval_lc.judges.base import Judge, can_make, unsupported
-from rageval_lc.judges.declarations import DECLARATIONS, criteria_declaration
+from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS, Declaration, criteria_declaration
 from rageval_lc.judges.labels import LabelsJudge
 from rageval_lc.metrics.context_precision import relevant_contexts
 from rageval_lc.metrics.ragas_score import RAGAS_WEIGHTS
@@ -353,6 +353,44 @@ class SampleJudgements:
             return Judgement(name=definition.judgement, status="undetermined", reason=reason)
         declaration = criteria_declaration(definition)
         return self.make(definition.judgement, lambda: self.judge.make(declaration, {"sample": self.sample}))
+
+    def judgement(self, name: str) -> Judgement[Any]:
+        """A judgement of one's own (declared with :func:`~rageval_lc.judges.declarations.declare`) on the sample,
+        made once: its inputs are the sample's fields of their names (``answer`` is the response, ``sample`` the
+        sample, ``n`` the questions to write), or its ``of_sample``'s; ``undetermined`` without a call on a
+        sample that lacks what it ``needs``.
+
+        Raises:
+            ValueError: If no judgement of one's own is declared as ``name``, or an input has no field of its name.
+        """
+        declaration = DECLARATIONS.get(name)
+        if declaration is None or name in BUILT_IN_JUDGEMENTS:
+            msg = f"No judgement of one's own is declared as {name!r} (declare it with declare() first)."
+            raise ValueError(msg)
+        if not declaration.applies_to(self.sample):
+            lacking = ", ".join(sorted(declaration.needs))
+            reason = f"The {name!r} judgement needs {lacking}, which the sample lacks."
+            return Judgement(name=name, status="undetermined", reason=reason)
+        inputs = self._inputs_of(declaration)
+        return self.make(name, lambda: self.judge.make(declaration, declaration.bind(**inputs)))
+
+    def _inputs_of(self, declaration: Declaration[Any]) -> dict[str, Any]:
+        if declaration.of_sample is not None:
+            return declaration.of_sample(self.sample, self.options.questions)
+        fields = {"sample": self.sample, "answer": self.sample.response, "n": self.options.questions}
+        inputs = {}
+        for field_name in declaration.inputs:
+            if field_name in fields:
+                inputs[field_name] = fields[field_name]
+            elif field_name in RagSample.model_fields:
+                inputs[field_name] = getattr(self.sample, field_name)
+            elif field_name not in declaration.defaults:
+                msg = (
+                    f"The {declaration.name!r} judgement's input {field_name!r} is no field of a sample: declare "
+                    "it with of_sample (a function of the sample and n giving its inputs)."
+                )
+                raise ValueError(msg)
+        return inputs
 
     def questions(self) -> Judgement[list[str]]:
         """Questions the answer would answer (none when the judge cannot generate any)."""

@@ -27,7 +27,9 @@ Metrics of one's own (:mod:`rageval_lc.scoring.custom`) join these tables when r
 judgement ``criteria:m`` — one call of its own, as its prompt is the user's (fusing it into the built-in
 calls would change their prompts, and their compiled state, with every metric registered). A judge that
 cannot make criteria judgements (the offline and labels judges) makes none: the metric is undetermined.
-A function metric reads no verdict; a metric module of one's own reads the verdicts its spec declares.
+A function metric reads no verdict; a metric module of one's own reads the verdicts its spec declares: built-in
+ones, or a judgement of one's own declared with :func:`~rageval_lc.judges.declarations.declare`, made in every mode
+by that judgement (its own call, once per sample however many metrics read it; ``ctx.judgement(name)``).
 
 Example:
     >>> metric_judgements("faithfulness", "separate")
@@ -41,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, get_args
 
-from rageval_lc.judges.declarations import DECLARATIONS
+from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS
 from rageval_lc.scoring.registry import REGISTRY
 from rageval_lc.verdicts import CRITERIA, judgement_kind
 
@@ -57,6 +59,7 @@ __all__ = [
     "VERDICTS",
     "ScoringMode",
     "add_metric",
+    "is_declared",
     "metric_judgements",
     "remove_metric",
     "route",
@@ -110,19 +113,21 @@ _BUILT_IN_METRICS = frozenset(METRIC_VERDICTS)
 
 def add_metric(metric: str, verdicts: tuple[str, ...]) -> None:
     """Put a metric of one's own in the plan: it reads ``verdicts``, each a verdict of :data:`VERDICTS` (made as
-    the built-in metrics' are, once however many metrics read it) or a ``criteria:<metric>`` verdict, made in
+    the built-in metrics' are, once however many metrics read it), a ``criteria:<metric>`` verdict or the name of
+    a judgement of one's own (:func:`~rageval_lc.judges.declarations.declare`), each of the last two made in
     every mode by the judgement of the same name (none, for a metric that calls no judge).
 
     Raises:
-        ValueError: If ``metric`` is a built-in metric or a verdict is neither.
+        ValueError: If ``metric`` is a built-in metric or a verdict is none of these.
     """
     if metric in _BUILT_IN_METRICS:
         msg = f"{metric!r} is a built-in metric: the plan keeps its entry."
         raise ValueError(msg)
-    if any(v not in VERDICTS and judgement_kind(v) != CRITERIA for v in verdicts):
+    unknown = [v for v in verdicts if v not in VERDICTS and judgement_kind(v) != CRITERIA and not is_declared(v)]
+    if unknown:
         msg = (
-            f"A metric of one's own reads the verdicts {', '.join(VERDICTS)} or criteria verdicts "
-            f"('criteria:<metric>'). Got {verdicts!r}."
+            f"A metric of one's own reads the verdicts {', '.join(VERDICTS)}, criteria verdicts "
+            f"('criteria:<metric>') or judgements of one's own declared with declare(). Got {unknown!r}."
         )
         raise ValueError(msg)
     routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
@@ -142,11 +147,23 @@ def remove_metric(metric: str) -> None:
         raise ValueError(msg)
     routes, metric_verdicts = _mutable(ROUTES), _mutable(METRIC_VERDICTS)
     for verdict in _own(metric_verdicts.pop(metric, ())):
-        routes.pop(verdict, None)
+        if not any(verdict in others for others in metric_verdicts.values()):  # a declared one may be shared
+            routes.pop(verdict, None)
+
+
+def is_declared(verdict: str) -> bool:
+    """Whether ``verdict`` names a judgement of one's own, declared with
+    :func:`~rageval_lc.judges.declarations.declare` (a metric module may read it).
+
+    Example:
+        >>> is_declared("verify_claims"), is_declared("claims")
+        (False, False)
+    """
+    return verdict in DECLARATIONS and verdict not in BUILT_IN_JUDGEMENTS
 
 
 def _own(verdicts: tuple[str, ...]) -> list[str]:
-    """The verdicts a metric of one's own routes itself (its criteria verdicts; the others are built in)."""
+    """The verdicts a metric of one's own routes itself (criteria and declared ones; the others are built in)."""
     return [v for v in verdicts if v not in VERDICTS]
 
 

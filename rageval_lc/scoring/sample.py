@@ -95,7 +95,8 @@ def evaluate_sample(
             :func:`~rageval_lc.datasets.inputs.to_sample` reads it (our, ragas' or deepeval's field names).
         metrics: metric names from :data:`REGISTRY`, or a comma-separated string.
         judge: what labels the sample: a judge, a judge name (``"local"``, ``"labels"``,
-            ``"dspy:<model>"``), a ``dspy.LM`` or a LangChain chat model; None: the offline judge.
+            ``"dspy:<model>"``), a ``dspy.LM`` or a LangChain chat model; None: the offline judge. Resolved here,
+            once (:func:`~rageval_lc.judges.factory.resolve_judge`); the layers below take the judge it gives.
         trace_mode: ``"ragbench"`` or ``"capstone"`` (see :mod:`rageval_lc.metrics.trace`).
         relevance_normalizer: capstone's relevance denominator.
         scoring_mode: ``"shared"`` (at most 3 judge calls for the whole suite), ``"fused"`` (1 call) or
@@ -117,28 +118,35 @@ def evaluate_sample(
     sample = to_sample(sample)  # before the metrics: a wrong argument is named first
     specs = parse_metrics(metrics)
     given = ScoringOptions(
-        judge=judge,
         trace_mode=trace_mode,
         relevance_normalizer=relevance_normalizer,
         scoring_mode=scoring_mode,
         embeddings=embeddings,
         no_contexts_reason=no_contexts_reason,
     )
-    return score_sample(sample, specs, scoring_options(specs, given))
+    _check_modes(given)  # before the judge is built: a wrong option is named first
+    return score_sample(sample, specs, scoring_options(specs, replace(given, judge=resolve_judge(judge))))
 
 
 def scoring_options(specs: Sequence[MetricSpec], given: ScoringOptions) -> ScoringOptions:
-    """``given`` checked once for a run of ``specs``, its judge resolved (a name or None: see
-    :func:`~rageval_lc.judges.factory.resolve_judge`); for :func:`score_sample`.
+    """``given`` checked once for a run of ``specs``; for :func:`score_sample`. Its judge is one already resolved
+    by the run's entry point (:func:`evaluate_sample`, :func:`~rageval_lc.engine.jsonl.evaluate_lines`,
+    :func:`~rageval_lc.engine.engine.evaluate`, an adapter, the CLI): nothing below it resolves a judge again.
 
     Raises:
+        TypeError: If the judge is a name or None rather than a judge (resolve it first:
+            :func:`~rageval_lc.judges.factory.resolve_judge`).
         ValueError: If a mode is unknown or the judge cannot make a judgement a metric needs.
     """
-    check_choice(given.trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
-    check_str(given.no_contexts_reason, name="no_contexts_reason", caller="evaluate_sample", allow_empty=False)
-    judge = resolve_judge(given.judge)
-    planned_judgements(specs, given.scoring_mode, judge)
-    return replace(given, judge=judge)
+    _check_modes(given)
+    if not isinstance(given.judge, Judge):
+        msg = (
+            f"scoring_options expects a judge resolved by the run's entry point (resolve_judge). "
+            f"Got {given.judge!r} instead."
+        )
+        raise TypeError(msg)
+    planned_judgements(specs, given.scoring_mode, given.judge)
+    return given
 
 
 def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: ScoringOptions) -> SampleResult:
@@ -146,9 +154,10 @@ def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: Scorin
     :func:`evaluate_sample` does after its checks, for a batch loop that makes them once.
 
     Example:
+        >>> from rageval_lc.judges.labels import LabelsJudge
         >>> from rageval_lc.scoring.registry import parse_metrics
         >>> specs = parse_metrics("trace")
-        >>> options = scoring_options(specs, ScoringOptions(judge="labels"))
+        >>> options = scoring_options(specs, ScoringOptions(judge=LabelsJudge()))
         >>> sample = RagSample(question="Q?", contexts=["A."], response="A.",
         ...                    labels={"all_relevant_sentence_keys": ["0a"]})
         >>> score_sample(sample, specs, options).scores()["context_relevance"]
@@ -170,6 +179,11 @@ def score_sample(sample: RagSample, specs: Sequence[MetricSpec], options: Scorin
         results.update(spec_results)
     details["judge_usage"] = ctx.usage_summary()
     return SampleResult(id=sample.id, results=results, details=details)
+
+
+def _check_modes(given: ScoringOptions) -> None:
+    check_choice(given.trace_mode, TRACE_MODES, name="trace_mode", caller="evaluate_sample")
+    check_str(given.no_contexts_reason, name="no_contexts_reason", caller="evaluate_sample", allow_empty=False)
 
 
 def _require_sample(sample: object) -> None:

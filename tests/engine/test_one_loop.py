@@ -161,3 +161,104 @@ def test_agreement_lists_a_judge_that_cannot_label_as_failed_not_skipped() -> No
     assert run.skipped == []
     assert [line for line, _ in run.failed] == [1]
     assert "cannot make the 'trace_labels' judgement" in run.failed[0][1]
+
+
+RESOLVING = (
+    "rageval_lc.judges.factory",
+    "rageval_lc.scoring.sample",
+    "rageval_lc.engine.jsonl",
+    "rageval_lc.engine.batch",
+    "rageval_lc.engine.engine",
+)
+
+
+def test_a_judge_name_is_resolved_once_along_a_row_s_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry point resolves a name (``resolve_judge``); scoring and the batch loop take the judge it gives."""
+    from rageval_lc.engine.engine import evaluate
+    from rageval_lc.engine.jsonl import evaluate_lines
+    from rageval_lc.scoring.sample import evaluate_sample
+
+    calls = counting(monkeypatch, "resolve_judge", RESOLVING)
+    evaluate_lines([row(1) + "\n", row(2) + "\n"], io.StringIO(), judge="labels")
+    assert calls[0] == 1
+    evaluate([RagSample.model_validate(json.loads(row(i))) for i in range(3)], "trace", judge="labels")
+    assert calls[0] == 2
+    evaluate_sample(json.loads(row(1)), "trace", judge="labels")
+    assert calls[0] == 3
+
+
+def test_the_layers_below_the_entry_points_refuse_a_judge_name() -> None:
+    from rageval_lc.scoring.judgements import ScoringOptions
+    from rageval_lc.scoring.registry import parse_metrics
+    from rageval_lc.scoring.sample import scoring_options
+
+    with pytest.raises(TypeError, match="resolved by the run's entry point"):
+        scoring_options(parse_metrics("trace"), ScoringOptions(judge="labels"))  # type: ignore[arg-type]
+
+
+def test_the_cli_builds_its_judge_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import rageval_lc.judges.factory as factory
+
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(row(i) + "\n" for i in range(3)))
+    built = counting(monkeypatch, "make_judge", ["rageval_lc.judges.factory"])
+    resolving = [0]
+    original = factory.resolve_judge
+
+    def resolve(judge: Any = None, **kwargs: Any) -> Any:
+        if not isinstance(judge, BaseJudge):  # a name or None: a judge made here
+            resolving[0] += 1
+        return original(judge, **kwargs)
+
+    for module in RESOLVING:
+        monkeypatch.setattr(f"{module}.resolve_judge", resolve, raising=False)
+    assert main(["evaluate", str(source), "--judge", "labels", "--out", str(tmp_path / "out.jsonl")]) == 0
+    assert (built[0], resolving[0]) == (1, 0)
+
+
+def opened_count(monkeypatch: pytest.MonkeyPatch, source: Path) -> list[str]:
+    import io as io_module
+
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def spy(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file) == str(source):
+            opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(io_module, "open", spy)
+    return opened
+
+
+def test_a_cascade_with_a_budget_reads_its_input_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The plan over every row and the scoring read the same lines, read once (the resume check too)."""
+    from rageval_lc.cli import common
+    from tests.judges.test_cascade import cascade, evaluate_argv, rows
+
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows(4)))
+    out = tmp_path / "out.jsonl"
+    monkeypatch.setattr(common, "judge_from_args", lambda args: cascade(escalate=0.2))
+    opened = opened_count(monkeypatch, source)
+    assert main(evaluate_argv(source, out)) == 0
+    assert len(opened) == 1
+    out.write_text("\n".join(out.read_text().splitlines()[:2]) + "\n")  # stopped after two rows
+    assert main([*evaluate_argv(source, out), "--resume"]) == 0
+    assert len(opened) == 2  # once more, for the resumed run
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_a_resumed_run_reads_its_input_twice_as_the_guide_says(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """First the check of every kept row against its line (before anything is written), then the scoring."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(row(i) + "\n" for i in range(3)))
+    out = tmp_path / "out.jsonl"
+    argv = ["evaluate", str(source), "--judge", "labels", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    out.write_text(out.read_text().splitlines()[0] + "\n")
+    opened = opened_count(monkeypatch, source)
+    assert main([*argv, "--resume"]) == 0
+    assert len(opened) == 2
+    assert len(out.read_text().splitlines()) == 3

@@ -17,6 +17,7 @@ from rageval_lc.judges import BaseJudge, DspyJudge
 from rageval_lc.judges.cascade import CascadeJudge
 from rageval_lc.judges.factory import make_judge
 from rageval_lc.schema import RagSample, TraceLabels
+from rageval_lc.text import is_claim
 from rageval_lc.verdicts import ClaimVerdict, ContextVerdict, Judgement
 from tests.fakes import VerifyingLM
 
@@ -321,7 +322,8 @@ def test_the_guide_s_python_example_runs_with_an_llm(monkeypatch: pytest.MonkeyP
 
     rows_ = [json.loads(line) for line in (ROOT / "rageval_lc/data/quickstart_ragbench.jsonl").open()]
     samples = read_samples(rows_)
-    verdicts = sum(len(s.sentences.response) for s in samples)
+    # the sentences that make a claim: one that makes none ("Here is how:") is never escalated
+    verdicts = sum(is_claim(text) for s in samples for _, text in s.sentences.response)
     assert printed == [f"{round(0.2 * verdicts)} verdicts decided by the LLM"]
     assert sum(len(call) for call in lm.asked) == round(0.2 * verdicts)
 
@@ -380,3 +382,22 @@ def test_only_the_llm_s_calls_are_rate_limited_and_retried() -> None:
     assert lm.calls == 3  # a transient failure: the call and two retries, the offline judge once
     escalation = run.results[0].details["trace"]["judge_notes"]["escalation"]
     assert escalation["status"] == "error" and "503" in escalation["reason"]
+
+
+class ClaimFreeJudge(ConfidentJudge):
+    """:class:`ConfidentJudge`, with a sentence ending in ":" called claim-free (as the offline judge's
+    ``sentence_verdicts`` note says of "Here is how:")."""
+
+    def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+        made = super().trace_labels(sample)
+        verdicts = {k: "no_claim" if t.endswith(":") else "supported" for k, t in sample.sentences.response}
+        return made.model_copy(update={"notes": {**made.notes, "sentence_verdicts": verdicts}})
+
+
+def test_a_sentence_that_makes_no_claim_is_never_escalated() -> None:
+    sample = {"question": "How?", "contexts": ["Turn it off."], "response": "Here is how:\n\nTurn it off."}
+    assert [t for _, t in RagSample(**sample).sentences.response] == ["Here is how:", "Turn it off."]
+    for budget in ({"escalate_below": 1.0}, {"escalate": 1.0}):
+        judge = CascadeJudge(ClaimFreeJudge(), DspyJudge(VerifyingLM()), **budget)
+        run = evaluate([sample], "trace", judge=judge)
+        assert decided(run.results[0].details) == {"a": "confident", "b": "dspy:dummy"}

@@ -578,3 +578,90 @@ def test_temporary_metrics_forgets_what_was_loaded_inside_it(tmp_path: Path) -> 
         load_metrics(str(definitions))
         assert portable_metrics()[0] == [*before, str(definitions.resolve())]
     assert portable_metrics()[0] == before and "inside" not in REGISTRY
+
+
+TONE_METRIC = """
+from rageval_lc.metrics.results import details_of, missing, ok
+from rageval_lc.metrics.spec import MetricSpec
+
+
+def score_tone(ctx):
+    tone = ctx.judgement("answer_tone")  # declared with declare(); made once per sample, shared
+    if not tone.ok:
+        return missing(("tone",), tone), details_of(ctx, "tone", tone)
+    return {"tone": ok("tone", 1.0 if tone.value.polite else 0.0, tone.value.reason)}, details_of(ctx, "tone")
+
+
+METRIC = MetricSpec("tone", ("tone",), "1 when the answer is polite.", score_tone, verdicts=("answer_tone",))
+"""
+
+
+@pytest.fixture
+def answer_tone() -> Iterator[Any]:
+    from pydantic import BaseModel
+
+    from rageval_lc.judges import Declaration, Judgement, declare
+    from rageval_lc.judges.declarations import undeclare
+
+    class Tone(BaseModel):
+        polite: bool
+        reason: str = ""
+
+    def rude_words(judge: Any, answer: str) -> Judgement[Any]:
+        rude = "stupid" in answer.lower()
+        return Judgement(name="answer_tone", value=Tone(polite=not rude, reason="a rude word" if rude else "none"))
+
+    declare(
+        Declaration(
+            name="answer_tone",
+            about="polite or not",
+            inputs=("answer",),
+            verdict=Tone,
+            signature="unused:ToneCheck",
+            module="AnswerToneJudge",
+            prompt=lambda x: {"answer": x["answer"]},
+            read=lambda prediction, x: (Tone(polite=prediction.polite), {}, None),
+            needs=frozenset({"response"}),
+            offline=rude_words,
+        )
+    )
+    try:
+        yield rude_words
+    finally:
+        undeclare("answer_tone")
+
+
+def test_a_metric_reads_a_judgement_declared_with_declare(answer_tone: Any, tmp_path: Path) -> None:
+    from rageval_lc.judges.base import BaseJudge
+    from rageval_lc.judges.labels import LabelsJudge
+
+    class ToneJudge(BaseJudge):
+        name, supports = "tone", frozenset({"answer_tone"})
+        calls = 0
+
+        def answer_tone(self, answer: str) -> Any:
+            ToneJudge.calls += 1
+            return answer_tone(self, answer)
+
+    (tmp_path / "tone.py").write_text(TONE_METRIC)
+    rude = RagSample(question="Q?", contexts=["A."], response="What a stupid question.")
+    with temporary_metrics():
+        assert load_metrics(str(tmp_path / "tone.py")) == ["tone"]
+        result = rageval_lc.evaluate_sample(rude, "tone", judge=ToneJudge())
+        assert (result.scores()["tone"], result.results["tone"].reason) == (0.0, "a rude word")
+        assert ToneJudge.calls == 1
+        assert result.details["judge_usage"]["by_judgement"].keys() == {"answer_tone"}
+        polite = rude.model_copy(update={"response": "Good question."})
+        run = rageval_lc.evaluate([rude, polite], "tone", judge=ToneJudge())
+        assert [r.scores()["tone"] for r in run.results] == [0.0, 1.0]
+        plans = plan_calls([rude, polite], "tone", ToneJudge())
+        assert [(p.judgement, p.metrics, p.samples) for p in plans] == [("answer_tone", ("tone",), 2)]
+        with pytest.raises(ValueError, match="cannot make the 'answer_tone' judgement"):
+            rageval_lc.evaluate_sample(rude, "tone", judge=LabelsJudge())
+    assert "answer_tone" not in plan.ROUTES  # the metric gone, its route too
+
+
+def test_a_metric_module_reading_an_undeclared_judgement_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "tone.py").write_text(TONE_METRIC)
+    with temporary_metrics(), pytest.raises(ValueError, match="declared with declare"):
+        load_metrics(str(tmp_path / "tone.py"))

@@ -34,8 +34,16 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
     retried = {row["line"] for row in kept if row_outcome(row["status"]) == "failed"}
     kept = [row for row in kept if row["line"] not in retried]
     done = {row_key(row["line"]): row["input_sha256"] for row in kept}
+    # The input is read once. A cascade with a budget plans over every row before any is scored, holding their
+    # samples, so it holds the lines too, and the check and the scoring read those. A resumed run without one reads
+    # the input a second time, streamed: every kept row is checked against its line before anything is written.
+    held = list(raw_lines(args.input)) if getattr(judge, "escalate", None) is not None else None
+
+    def input_lines() -> Iterator[tuple[int, bytes]]:
+        return iter(held) if held is not None else raw_lines(args.input)
+
     if kept:
-        problems = resume_mismatches((line for _, line in raw_lines(args.input)), done)
+        problems = resume_mismatches((line for _, line in input_lines()), done)
         if problems:
             others = len(problems) - 1
             more = f" (and {common.count(others, 'more line')})" if others else ""
@@ -54,14 +62,15 @@ def run_evaluation(args: argparse.Namespace, judge: Any, specs: list[Any], outpu
             output.rewrite(lambda raw: _result_line(raw) not in retried)
         except OSError as exc:
             return common.error(f"cannot rewrite {args.out} without its failed rows (to score them again): {exc}")
-    _plan_escalation(args, judge, specs, scoring)
+    if held is not None:
+        _plan_escalation(judge, held, specs, scoring)
     with ExitStack() as stack:
         out: TextIO | LockedOutput = output if output is not None else sys.stdout
         progress = common.progress_bar(args, stack)
         pending: dict[int, int] = {}  # bytes of the lines read ahead and not written yet
 
-        def source() -> Iterator[bytes]:  # the input, read once; the bar counts a line's bytes once it is done
-            for line_no, line in raw_lines(args.input):
+        def source() -> Iterator[bytes]:  # the bar counts a line's bytes once it is done
+            for line_no, line in input_lines():
                 if progress is not None:
                     if line.strip() and row_key(line_no) not in done:
                         pending[line_no] = len(line)
@@ -152,15 +161,13 @@ def _unavailable(args: argparse.Namespace, judge: Any, exc: Any) -> int:
     )
 
 
-def _plan_escalation(args: argparse.Namespace, judge: Any, specs: list[Any], scoring: dict[str, Any]) -> None:
+def _plan_escalation(judge: Any, lines: list[tuple[int, bytes]], specs: list[Any], scoring: dict[str, Any]) -> None:
     """A cascade judge with a budget chooses its escalated verdicts over every row of the input (kept rows too, so
     a resumed run keeps the budget of the whole file, and the kept rows are not scored again)."""
     from rageval_lc.engine.batch import plan_escalation
     from rageval_lc.engine.jsonl import parse_line
 
-    if getattr(judge, "escalate", None) is None:
-        return
-    samples = (parse_line(line, line_no) for line_no, line in raw_lines(args.input) if line.strip())
+    samples = (parse_line(line, line_no) for line_no, line in lines if line.strip())
     plan = plan_escalation(judge, samples, specs, **scoring)
     if plan is not None:
         share = f"{plan['escalated'] / plan['verdicts']:.0%}" if plan["verdicts"] else "none"

@@ -1,10 +1,14 @@
 """The grounding model's input: one (evidence, claim) pair per response sentence, built the same way at run time
 and in training (``training/grounding_pairs.py`` calls these functions).
 
-The evidence is the document sentences closest to the response sentence by embedding similarity
-(:data:`EVIDENCE_SENTENCES` of them) plus the one sharing the most content words with it when that is another
-sentence, in document order, joined by spaces. The claim is the response sentence; a short one (fewer than
-:data:`SHORT_CLAIM_WORDS` words, "In 1889.") is read after the question, which it answers.
+The evidence is drawn from the documents holding a sentence nearly as close to the response sentence as the
+closest one (within :data:`EVIDENCE_MARGIN` cosine similarity, as the judge's lexical features read it): their
+sentences closest to it by embedding similarity (:data:`EVIDENCE_SENTENCES` of them) plus the one sharing the most
+content words with it when that is another sentence, in document order, joined by spaces. A passage far from every
+sentence of the answer never enters it, so adding an unrelated passage changes no verdict.
+
+The claim is the response sentence; a short one (fewer than :data:`SHORT_CLAIM_WORDS` words, "In 1889.") is read
+after the question, which it answers.
 
 The grounding model (the shipped NLI model trained on these pairs, :mod:`~rageval_lc.judges.offline.nli`) reads
 the pair and gives P(supported), P(not found), P(contradicted) (its entailment, neutral, contradiction columns).
@@ -27,6 +31,7 @@ from rageval_lc.metrics.overlap import overlap_words
 from rageval_lc.text import KeyedSentences
 
 __all__ = [
+    "EVIDENCE_MARGIN",
     "EVIDENCE_SENTENCES",
     "GROUNDING_MAX_LENGTH",
     "SHORT_CLAIM_WORDS",
@@ -36,6 +41,7 @@ __all__ = [
 ]
 
 EVIDENCE_SENTENCES = 4  # the closest document sentences by embedding similarity
+EVIDENCE_MARGIN = 0.25  # a document holding a sentence this much less similar than the closest one is evidence
 SHORT_CLAIM_WORDS = 6  # a claim shorter than this is read after its question
 GROUNDING_MAX_LENGTH = 256  # word pieces of a pair (the evidence is truncated first)
 
@@ -73,18 +79,21 @@ def grounding_pairs(
     """
     keys = sentences.document_keys
     texts = [text for doc in sentences.documents for _, text in doc]
+    doc_of = np.array([d for d, doc in enumerate(sentences.documents) for _ in doc], dtype=int)
     words = [content_words(t) for t in texts]
     out = []
     for k, (_, sentence) in enumerate(sentences.response):
         chosen: list[int] = []
         if keys:
             row = np.asarray(similarities[k], dtype=float)
-            chosen = [int(i) for i in np.argsort(-row, kind="stable")[:EVIDENCE_SENTENCES]]
+            near_docs = np.unique(doc_of[row >= row.max() - EVIDENCE_MARGIN])
+            pool = np.flatnonzero(np.isin(doc_of, near_docs))
+            chosen = [int(i) for i in pool[np.argsort(-row[pool], kind="stable")[:EVIDENCE_SENTENCES]]]
             own = content_words(sentence)
             if own:
-                overlap = [len(own & w) for w in words]
-                best = int(np.argmax(overlap))
-                if overlap[best] and best not in chosen:
+                overlap = [len(own & words[i]) for i in pool]
+                best = int(pool[int(np.argmax(overlap))])
+                if max(overlap) and best not in chosen:
                     chosen.append(best)
         chosen.sort()
         out.append((tuple(keys[i] for i in chosen), " ".join(texts[i] for i in chosen), claim_text(question, sentence)))

@@ -24,13 +24,17 @@ from rageval_lc.judges.offline.model import (
     completeness_row_features,
     question_share_row_features,
     share_row_features,
+    unfound_share,
 )
 from rageval_lc.judges.offline.nli_pass import SentenceNli
+from rageval_lc.metrics.overlap import overlap_words
 from rageval_lc.schema import TraceLabels
 from rageval_lc.text import CLAIM_FREE_KINDS, plural
 
 __all__ = [
     "SupportDecision",
+    "answer_inputs",
+    "answer_unfound",
     "claim_mask",
     "closest_documents",
     "confidence_inputs",
@@ -102,12 +106,27 @@ def closest_documents(features: SampleFeatures) -> list[tuple[str | None, float]
 def contradiction_strength(verdict: SentenceNli, params: LocalParams | None = None) -> float | None:
     """How sure the judge is that a sentence is contradicted, or None when the contradiction detector
     (:mod:`~rageval_lc.judges.offline.contradiction`) did not flag it, or (with ``params``) flagged it with a kind
-    of conflict that does not force the verdict (:attr:`LocalParams.forcing_kinds`)."""
+    of conflict that does not force the verdict: not among :attr:`LocalParams.forcing_kinds`, and not read as
+    contradicted by the grounding model at the probability :attr:`LocalParams.forcing_contradiction` asks of it.
+
+    Example:
+        >>> from dataclasses import replace
+        >>> from rageval_lc.judges.offline.nli_pass import SentenceNli
+        >>> params = replace(LocalParams.load(), forcing_kinds=["negation"], forcing_contradiction={"date": 0.7})
+        >>> date = SentenceNli("contradicted", 0.01, 0.8, (), ("0a",), "says 1991; 0a says 1989", "date", 0.6)
+        >>> contradiction_strength(date, params), contradiction_strength(replace(date, contradiction=0.5), params)
+        (0.8, None)
+    """
     if verdict.verdict != "contradicted":
         return None
-    if params is not None and params.forcing_kinds is not None and verdict.kind not in params.forcing_kinds:
-        return None
-    return verdict.strength
+    if params is None or (params.forcing_kinds is None and params.forcing_contradiction is None):
+        return verdict.strength
+    if verdict.kind in (params.forcing_kinds or ()):
+        return verdict.strength
+    needed = (params.forcing_contradiction or {}).get(verdict.kind)
+    if needed is not None and verdict.contradiction >= needed:
+        return max(verdict.strength, verdict.contradiction)
+    return None
 
 
 def _opposition(verdict: SentenceNli) -> tuple[tuple[str, ...], str]:
@@ -305,7 +324,7 @@ def support_decision(features: SampleFeatures, params: LocalParams) -> SupportDe
     forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}
     probability = 1.0
     if claims.any():
-        probability = float(1.0 - params.hallucination.predict(adherence_row_features(p_unsupported[claims]))[0])
+        probability = float(1.0 - params.hallucination.predict(answer_inputs(features, p_unsupported, params))[0])
     if forced:  # a contradiction is a hallucination, however fluent the rest
         strengths = [contradiction_strength(v, params) or 0.0 for v in forced.values()]
         probability = min(probability, 1.0 - max(strengths))
@@ -318,6 +337,26 @@ def support_decision(features: SampleFeatures, params: LocalParams) -> SupportDe
         flagged = flagged or {features.response_keys[int(np.argmax(np.where(claims, p_unsupported, -1.0)))]}
     marked = [k for k in features.response_keys if k in flagged]
     return SupportDecision(p_before, p_unsupported, forced, probability, supported, marked)
+
+
+def answer_inputs(features: SampleFeatures, p_unsupported: np.ndarray, params: LocalParams) -> np.ndarray:
+    """What the row model (``params.hallucination``) reads of an answer: :func:`adherence_row_features` of its
+    claims' P(unsupported), with the share of their words no passage holds when ``params.row_overlap``."""
+    claims = claim_mask(features)
+    unfound = answer_unfound(features) if params.row_overlap else None
+    return adherence_row_features(np.asarray(p_unsupported, dtype=float)[claims], unfound)
+
+
+def answer_unfound(features: SampleFeatures) -> float:
+    """The word-overlap baseline of an answer's claims, each read against its own evidence: the share of the words
+    of their grounding pairs' claims (:attr:`SampleFeatures.evidence`) that the evidence does not hold. Read against
+    the evidence rather than every passage, so that an unrelated passage added to the contexts changes nothing."""
+    counts = []
+    for (_, evidence, claim), is_claim in zip(features.evidence, claim_mask(features), strict=True):
+        if is_claim:
+            words, known = overlap_words(claim), set(overlap_words(evidence))
+            counts.append((sum(w in known for w in words), len(words)))
+    return unfound_share(counts)
 
 
 def claim_mask(features: SampleFeatures) -> np.ndarray:
@@ -347,17 +386,19 @@ def confidence_notes(
 ) -> dict[str, Any]:
     """The probability that each verdict of an answer is right: ``sentence_confidence`` (key → probability),
     ``sentence_unsupported_probability`` (key → the confidence model's P(unsupported)) and
-    ``adherence_confidence`` (the answer's verdict)."""
+    ``adherence_confidence`` (the answer's verdict). A sentence that makes no claim is certain (a rule decides
+    it: 1.0, unsupported with probability 0) and does not enter the answer's confidence."""
     keys = features.response_keys
     x = confidence_inputs(features, decision, params)
-    marked = [k in set(decision.marked) for k in keys]
-    q = models.probability("sentence", x)
-    row = row_inputs(decision.answer_supported, decision.supported, bool(decision.forced), q, sum(marked))
+    marked = np.array([k in set(decision.marked) for k in keys], dtype=bool)
+    claims = claim_mask(features)
+    q = np.where(claims, models.probability("sentence", x), 0.0) if len(keys) else np.zeros(0)
+    forced = bool(decision.forced)
+    row = row_inputs(decision.answer_supported, decision.supported, forced, q[claims], int(marked[claims].sum()))
     p_row = float(models.probability("row", row)[0])
+    confidence = np.where(claims, verdict_confidence(q, marked), 1.0)
     return {
-        "sentence_confidence": {
-            k: round(float(c), 4) for k, c in zip(keys, verdict_confidence(q, marked), strict=True)
-        },
+        "sentence_confidence": {k: round(float(c), 4) for k, c in zip(keys, confidence, strict=True)},
         "sentence_unsupported_probability": {k: round(float(p), 4) for k, p in zip(keys, q, strict=True)},
         "adherence_confidence": round(float(verdict_confidence(np.array([p_row]), [decision.supported])[0]), 4),
     }
@@ -385,8 +426,9 @@ def _against_note(verdict: SentenceNli | None, against: Sequence[str]) -> str:
     if verdict is None or not against:
         return ""
     conflicting, detail = _opposition(verdict)
-    if conflicting:
-        return f"; {keys_label(conflicting)} disagrees ({detail}), weighed as evidence"
+    if conflicting:  # a slot check says how; the grounding model's own reading says how sure it is
+        how = detail or f"the grounding model's contradiction probability {verdict.contradiction:.2f}"
+        return f"; {keys_label(conflicting)} disagrees ({how}), weighed as evidence"
     return (
         f"; the NLI model reads {' and '.join(against)} against it (contradiction {verdict.contradiction:.2f}), "
         "but no number, date, name, negation or role conflicts"

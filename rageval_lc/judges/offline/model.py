@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -29,6 +30,7 @@ __all__ = [
     "expand",
     "read_fitted",
     "share_row_features",
+    "unfound_share",
 ]
 
 PARAMS_FILE = "params.json"
@@ -146,12 +148,28 @@ def completeness_row_features(
     )
 
 
-def adherence_row_features(unsupported: np.ndarray) -> np.ndarray:
-    """Sample-level features for adherence: the largest, noisy-or and mean unsupported probability."""
+def adherence_row_features(unsupported: np.ndarray, unfound: float | None = None) -> np.ndarray:
+    """Sample-level features for adherence: the largest, noisy-or and mean unsupported probability, and (when
+    given) the share of the answer's words the passages do not hold (the word-overlap baseline).
+
+    Example:
+        >>> adherence_row_features(np.array([0.5, 0.5]), unfound=0.25).tolist()
+        [0.5, 0.75, 0.5, 0.25]
+    """
     p = np.asarray(unsupported, dtype=float)
-    if p.size == 0:
-        return np.zeros(3)
-    return np.array([p.max(), 1.0 - np.prod(1.0 - p), p.mean()])
+    rows = np.zeros(3) if p.size == 0 else np.array([p.max(), 1.0 - np.prod(1.0 - p), p.mean()])
+    return rows if unfound is None else np.append(rows, unfound)
+
+
+def unfound_share(counts: Sequence[tuple[int, int]]) -> float:
+    """1 − (words found / words) over (found, words) pairs: the word-overlap baseline of the sentences counted;
+    0 with no word.
+
+    >>> unfound_share([(3, 4), (1, 4)])
+    0.5
+    """
+    found, words = (sum(c[i] for c in counts) for i in (0, 1))
+    return 1.0 - found / words if words else 0.0
 
 
 @dataclass(frozen=True)
@@ -188,6 +206,12 @@ class LocalParams:
     #: chosen by their precision on held-out real answers and faithful twins. A conflict of another kind is
     #: evidence: it names what contradicts a sentence the judge finds unsupported, and forces nothing.
     forcing_kinds: list[str] | None = None
+    #: the kinds of conflict that call a sentence contradicted when the grounding model agrees: kind -> the
+    #: P(contradicted) it must give the sentence's evidence (``SentenceNli.contradiction``), chosen like
+    #: ``forcing_kinds`` (kind ``nli``: the model's reading alone). None with ``forcing_kinds`` None: every kind forces.
+    forcing_contradiction: dict[str, float] | None = None
+    #: whether the row model (``hallucination``) also reads the share of the answer's words no passage holds
+    row_overlap: bool = False
     completeness: Linear | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rageval_lc.judges.offline.grounding import EVIDENCE_SENTENCES, claim_text, grounding_pairs
+from rageval_lc.judges.offline.grounding import EVIDENCE_MARGIN, EVIDENCE_SENTENCES, claim_text, grounding_pairs
 from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.labelling import answer_unfound
 from rageval_lc.metrics.overlap import overlap_hallucination
 from rageval_lc.schema import RagSample
 from rageval_lc.text import KeyedSentences
@@ -22,6 +23,22 @@ def test_the_evidence_is_the_closest_sentences_in_document_order_and_the_best_wo
     assert keys == ("0a", "0c", "1a", "1b", "1c")
     assert text == "A one. C three. D four. E five. F six."
     assert claim == "What about six? Claim about six."  # three words: read after its question
+
+
+def test_an_unrelated_passage_never_enters_the_evidence() -> None:
+    """A passage whose every sentence is over EVIDENCE_MARGIN less similar than the closest one is left out, even
+    when it shares the claim's words: the evidence is the same with it and without it (the bystander property)."""
+    alone = KeyedSentences.from_texts(["The museum opens at nine."], "The museum opens at nine on Mondays.")
+    ((keys, text, _),) = grounding_pairs(alone, np.array([[0.9]]))
+    assert (keys, text) == (("0a",), "The museum opens at nine.")
+    both = KeyedSentences.from_texts(
+        ["The museum opens at nine.", "Mondays are busy. Nine trains leave."], "The museum opens at nine on Mondays."
+    )
+    # by hand: 0.9 - 0.6 = 0.3 > EVIDENCE_MARGIN (0.25), so passage 1 is too far although it holds 'mondays', 'nine'
+    assert EVIDENCE_MARGIN == 0.25
+    assert grounding_pairs(both, np.array([[0.9, 0.6, 0.5]]))[0][:2] == (("0a",), "The museum opens at nine.")
+    # within the margin (0.9 - 0.7 = 0.2) the second passage is evidence: its closest sentences are read too
+    assert grounding_pairs(both, np.array([[0.9, 0.7, 0.5]]))[0][0] == ("0a", "1a", "1b")
 
 
 def test_a_long_claim_is_read_alone_and_no_documents_give_no_evidence() -> None:
@@ -56,12 +73,11 @@ def verdicts(judge: LocalJudge, question: str, passages: list[str], answer: str)
 
 #: (question, passages, answer, the verdict a careful reader gives the answer as a whole)
 NEW_USER_ROWS = [
-    pytest.param(  # a before/after swap
+    (  # a before/after swap
         "When should I remove the battery?",
         ["Always remove the battery before cleaning the device. Clean it with a dry cloth."],
         "Remove the battery after cleaning the device.",
         False,
-        marks=pytest.mark.xfail(strict=True, reason="issue 43: still passed (P(supported) high on a swapped order)"),
     ),
     (
         "When should I remove the battery?",
@@ -150,3 +166,16 @@ def test_the_reason_never_calls_a_word_missing_that_another_passage_holds(judge:
     (sentence,) = result.value.sentence_support_information
     _, _, named = sentence.explanation.partition("words not in the documents: ")
     assert not {"cho", "daniel"} & set(named.rstrip(".").split(", "))
+
+
+def test_the_row_model_reads_the_word_overlap_baseline_of_the_claims_alone(judge: LocalJudge) -> None:
+    """answer_unfound: the share of the claims' words no passage holds, the same figure as the SPEC baseline of the
+    claims' text computed on its own; the heading makes no claim and does not count."""
+    passages = ["The tower was finished in 1889."]
+    sample = RagSample(question="When?", contexts=passages, response="Here is how:\n\nThe tower was finished in 1999.")
+    features = judge.features(sample.question, sample.sentences, sample.response)
+    assert features.claim_free[0] is not None and features.claim_free[1] is None
+    assert features.overlap_counts == ((0, 2), (2, 3))  # 'here', 'how' not found; 'tower', 'finished' found of 3
+    expected = overlap_hallucination("The tower was finished in 1999.", passages)
+    assert answer_unfound(features) == pytest.approx(expected, abs=1e-12)
+    assert expected == pytest.approx(1 / 3, abs=1e-12)
