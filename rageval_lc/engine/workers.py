@@ -24,6 +24,7 @@ import copy
 import multiprocessing
 import os
 import pickle
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -47,9 +48,9 @@ _WORKER: dict[str, Any] = {}  # in a worker process: the judge, the specs and th
 
 def chunk_sizes(*, largest: int = MAX_CHUNK) -> Iterator[int]:
     """Chunk sizes: 1, then doubling up to ``largest`` — the chunks the in-process loop prepares, so that the
-    judge batches the same texts together and the scores come out the same (the offline judge's NLI model
-    runs in bfloat16 on CPUs that have it: another batch would move a probability by up to ~1e-3; torch's
-    thread count may still move the judge's notes by ~1e-4).
+    judge batches the same texts together and the scores come out the same (another batch pads the offline
+    judge's pairs differently: a probability moves by ~1e-6 in float32 on the CPU, up to ~1e-3 in half precision
+    on a GPU; the thread count may still move the judge's notes by ~1e-4).
 
     Example:
         >>> import itertools
@@ -256,14 +257,23 @@ def _start(payload: bytes) -> None:  # runs in each worker process once
         judge_bytes, rest, threads = pickle.loads(payload)
         judge, specs, concurrency, options = unpack_job(judge_bytes, rest)
         _WORKER.update(judge=judge, specs=specs, concurrency=concurrency, options=options)
-        try:
-            import torch
-
-            torch.set_num_threads(threads)
-        except ImportError:  # pragma: no cover - torch comes with sentence-transformers
-            pass
+        limit_threads(threads)
     except Exception as exc:  # reported on every row this worker is given
         _WORKER["error"] = exc
+
+
+def limit_threads(threads: int) -> None:
+    """Have this process's numerical libraries use ``threads`` threads: numpy's BLAS (the offline judge's models on
+    the CPU) and torch's, where torch is loaded (on a GPU), without importing it."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - scikit-learn (sentence-transformers) brings threadpoolctl
+        pass
+    else:
+        threadpool_limits(threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
 
 
 def _score_chunk(chunk: list[tuple[int, Any]]) -> dict[int, SampleResult]:

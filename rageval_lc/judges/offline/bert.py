@@ -1,4 +1,4 @@
-"""The packaged MiniLM's forward pass in plain torch: what the offline judge runs, without transformers.
+"""The packaged MiniLM's forward pass in plain torch: what the offline judge runs on a GPU, without transformers.
 
 Importing transformers and sentence-transformers (with the scikit-learn and scipy they bring) takes longer
 than everything else a first score needs; the packaged all-MiniLM-L6-v2 is a 6-layer BERT, so its forward pass
@@ -6,6 +6,7 @@ is written here with torch alone, its weights read with ``safetensors`` and its 
 ``tokenizers`` (from the model's own ``tokenizer.json``). It computes what ``transformers``' ``BertModel``
 computes (embeddings, post-norm encoder layers with exact GELU, scaled dot-product attention, the pooler), so
 its outputs match within float rounding: ``tests/judges/offline/test_bert.py`` compares both on the same texts.
+On the CPU the same pass runs in numpy (:mod:`~rageval_lc.judges.offline.bert_numpy`), torch not imported.
 
 :class:`BertForward` holds the weights of one model (a base model, or a sequence classifier with its pooler and
 head); :class:`WordPieces` is its tokenizer with the calls the judge makes.
@@ -183,7 +184,7 @@ class BertForward:
             missing, unread = sorted(expected - set(w)), sorted(set(w) - expected)
             msg = f"Not the weights of this BERT: missing {missing[:4]}, unread {unread[:4]}."
             raise ValueError(msg)
-        self.weights = {k: v.to(self.device, torch.float32) for k, v in w.items()}
+        self.weights = {k: torch.as_tensor(v).to(self.device, torch.float32) for k, v in w.items()}
 
     def hidden_states(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None = None) -> Any:
         """The last layer's hidden states (batch × length × hidden), as ``BertModel(...).last_hidden_state``."""
@@ -238,19 +239,23 @@ class BertForward:
 
 
 class SentenceModel:
-    """The packaged sentence-transformers model (a BERT, mean pooling, unit vectors) on :class:`BertForward`,
-    with the calls :class:`~rageval_lc.judges.offline.encoder.SentenceTransformerEncoder` makes of a
-    ``SentenceTransformer``: ``preprocess``, a call returning ``token_embeddings`` and ``sentence_embedding``,
-    ``tokenizer``, ``max_seq_length``, ``device``.
+    """The packaged sentence-transformers model (a BERT, mean pooling, unit vectors) with the calls
+    :class:`~rageval_lc.judges.offline.encoder.SentenceTransformerEncoder` makes: :meth:`embed`,
+    :meth:`hidden_states`, ``tokenizer``, ``max_seq_length``, ``device``. Its forward pass runs in numpy on the CPU
+    (:class:`~rageval_lc.judges.offline.bert_numpy.NumpyBert`) and in torch (:class:`BertForward`) on a GPU, or
+    where ``runtime="torch"`` (:func:`~rageval_lc.judges.offline.runtime.choose_runtime`).
 
     Args:
         folder: the model's folder (``config.json``, ``model.safetensors``, ``tokenizer.json``, its
             sentence-transformers files).
         device: where it runs.
+        runtime: ``auto``, ``numpy`` or ``torch``.
     """
 
-    def __init__(self, folder: str | Path, *, device: str = "cpu") -> None:
-        from safetensors.torch import load_file
+    def __init__(self, folder: str | Path, *, device: str = "cpu", runtime: str = "auto") -> None:
+        from safetensors.numpy import load_file
+
+        from rageval_lc.judges.offline.runtime import choose_runtime
 
         folder = Path(folder)
         config = read_config(folder)
@@ -260,7 +265,15 @@ class SentenceModel:
         settings = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
         self.max_seq_length = int(settings["max_seq_length"])
         self.tokenizer = WordPieces.of(folder)
-        self.bert = BertForward(load_file(str(folder / "model.safetensors")), config, device=device)
+        self.runtime = choose_runtime(runtime, device)
+        weights = load_file(str(folder / "model.safetensors"))
+        self.bert: Any
+        if self.runtime == "numpy":
+            from rageval_lc.judges.offline.bert_numpy import NumpyBert
+
+            self.bert = NumpyBert(weights, config)
+        else:
+            self.bert = BertForward(weights, config, device=device)
 
     @staticmethod
     def supports(folder: str | Path) -> bool:
@@ -288,7 +301,7 @@ class SentenceModel:
 
     @property
     def device(self) -> Any:
-        """The torch device the weights are on."""
+        """Where the weights are (``cpu`` for numpy, a torch device otherwise)."""
         return self.bert.device
 
     def eval(self) -> SentenceModel:
@@ -299,39 +312,33 @@ class SentenceModel:
         """Numbers per sentence vector."""
         return self.bert.config.hidden_size
 
-    def preprocess(self, texts: Sequence[str]) -> dict[str, Any]:
-        """The batch's tensors: ids, attention mask and token types, truncated to :attr:`max_seq_length`."""
-        import torch
+    def embed(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
+        """One batch, truncated to :attr:`max_seq_length`, as numpy arrays: the word piece ids (batch × length), the
+        last hidden states (``token_embeddings``, batch × length × hidden) and the sentence vectors (their mean over
+        the attention mask, unit length), as sentence-transformers computes them."""
+        import numpy as np
 
-        ids, mask, types = self.tokenizer.batch(list(texts), max_length=self.max_seq_length)
-        return {
-            "input_ids": torch.tensor(ids),
-            "attention_mask": torch.tensor(mask),
-            "token_type_ids": torch.tensor(types),
-        }
-
-    def __call__(self, features: Mapping[str, Any]) -> dict[str, Any]:
-        """``token_embeddings`` (the last hidden states) and ``sentence_embedding`` (their mean over the
-        attention mask, unit length), as sentence-transformers returns them."""
-        import torch
-        from torch.nn import functional as F
-
-        mask = features["attention_mask"]
-        hidden = self.bert.hidden_states(features["input_ids"], mask, features.get("token_type_ids"))
-        weights = mask.unsqueeze(-1).to(hidden.dtype)
-        mean = (hidden * weights).sum(1) / torch.clamp(weights.sum(1), min=1e-9)
-        return {"token_embeddings": hidden, "sentence_embedding": F.normalize(mean, p=2, dim=1)}
+        hidden, batch = self.hidden_states(texts, max_length=self.max_seq_length)
+        weights = batch["attention_mask"][..., None].astype(np.float32)
+        mean = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), np.float32(1e-9))
+        norms = np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), np.float32(1e-12))
+        return batch["input_ids"], hidden, mean / norms
 
     def hidden_states(self, texts: Sequence[str], *, max_length: int) -> tuple[Any, dict[str, Any]]:
-        """The last hidden states of ``texts`` truncated to ``max_length`` word pieces, and the batch
-        (``input_ids``, ``attention_mask``, ``token_type_ids``; on the CPU)."""
+        """The last hidden states of ``texts`` truncated to ``max_length`` word pieces (a float32 numpy array),
+        and the batch (``input_ids``, ``attention_mask``, ``token_type_ids``: numpy arrays)."""
+        import numpy as np
+
         ids, mask, types = self.tokenizer.batch(list(texts), max_length=max_length)
+        batch = {
+            "input_ids": np.array(ids, dtype=np.int64),
+            "attention_mask": np.array(mask, dtype=np.int64),
+            "token_type_ids": np.array(types, dtype=np.int64),
+        }
+        if self.runtime == "numpy":
+            return self.bert.hidden_states(**batch), batch
         import torch
 
-        batch = {
-            "input_ids": torch.tensor(ids),
-            "attention_mask": torch.tensor(mask),
-            "token_type_ids": torch.tensor(types),
-        }
-        on_device = {k: v.to(self.device) for k, v in batch.items()}
-        return self.bert.hidden_states(**on_device), batch
+        with torch.inference_mode():
+            on_device = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
+            return self.bert.hidden_states(**on_device).float().cpu().numpy(), batch

@@ -104,29 +104,34 @@ class SentenceTransformerEncoder(Portable):
         device: ``auto`` (the default: CUDA, else MPS, else the CPU), ``cpu``, ``cuda`` or ``mps``
             (:func:`~rageval_lc.judges.offline.devices.resolve_device`).
         batch_size: texts per forward pass.
+        runtime: what runs the packaged model: ``auto`` (numpy on the CPU, torch on a GPU), ``numpy`` or ``torch``
+            (:func:`~rageval_lc.judges.offline.runtime.choose_runtime`; another model always runs in torch).
     """
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_model": lambda: None}  # loads again where unpickled
 
-    def __init__(self, model: Any = None, *, device: str = "auto", batch_size: int = 64) -> None:
+    def __init__(self, model: Any = None, *, device: str = "auto", batch_size: int = 64, runtime: str = "auto") -> None:
         from rageval_lc.judges.offline.devices import resolve_device
+        from rageval_lc.judges.offline.runtime import choose_runtime
 
         self._model_spec = model
         self.device = resolve_device(device)
         self.batch_size = batch_size
+        self.runtime = runtime
+        choose_runtime(runtime, self.device)  # an unknown runtime, or numpy off the CPU, fails here
         self._model: Any = None
 
     @property
     def model(self) -> Any:
         """The loaded model (loaded on first use): the packaged one runs on
-        :class:`~rageval_lc.judges.offline.bert.SentenceModel` (its forward pass in plain torch, the same vectors
-        without importing transformers), any other one is a ``SentenceTransformer``."""
+        :class:`~rageval_lc.judges.offline.bert.SentenceModel` (its forward pass in numpy on the CPU, in plain torch
+        on a GPU: the same vectors without importing transformers), any other one is a ``SentenceTransformer``."""
         if self._model is None:
             fix_mmap_threshold()  # large short-lived tensors must not grow the heap for good
             if self._model_spec is not None and not isinstance(self._model_spec, (str, Path)):
                 self._model = self._model_spec
             elif self._model_spec is None and SentenceModel.supports(default_model_path()):
-                self._model = SentenceModel(default_model_path(), device=self.device)  # no transformers to import
+                self._model = SentenceModel(default_model_path(), device=self.device, runtime=self.runtime)
             else:
                 try:
                     from sentence_transformers import SentenceTransformer
@@ -176,20 +181,13 @@ class SentenceTransformerEncoder(Portable):
         ``SentenceTransformer.encode`` makes), and each output comes to the CPU once for the whole batch."""
         if not texts:
             return []
-        import torch
-
         model = self.model
         tokenizer = model.tokenizer
         special = np.array(sorted(set(tokenizer.all_special_ids)))
-        preprocess = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers < 6: tokenize
-        with torch.inference_mode():
-            features = preprocess(list(texts))
-            device = model.device
-            features = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
-            out = model(features)
-            ids = features["input_ids"].cpu().numpy()
-            tokens = out["token_embeddings"].float().cpu().numpy()
-            sentences = out["sentence_embedding"].float().cpu().numpy()
+        if isinstance(model, SentenceModel):
+            ids, tokens, sentences = model.embed(texts)
+        else:
+            ids, tokens, sentences = _sentence_transformer_batch(model, texts)
         encoded = []
         for row, text in enumerate(texts):
             keep = ~np.isin(ids[row], special)
@@ -207,8 +205,6 @@ class SentenceTransformerEncoder(Portable):
         """Per text: the contextual vector of every word piece, special tokens included, and their weights
         (0 for [CLS]/[SEP], 1 otherwise) — tokenised and truncated as the ``bert-score`` package does: at the
         transformer's own limit (512 for MiniLM), not sentence-transformers' shorter ``max_seq_length``."""
-        import torch
-
         model = self.model
         tokenizer = model.tokenizer
         special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
@@ -220,24 +216,49 @@ class SentenceTransformerEncoder(Portable):
         out: list[tuple[np.ndarray, np.ndarray]] = []
         for start in range(0, len(texts), batch_size):
             batch = [t.strip() for t in texts[start : start + batch_size]]
-            with torch.no_grad():
-                if isinstance(model, SentenceModel):
-                    hidden, encoded = model.hidden_states(batch, max_length=max_length)
-                else:
-                    encoded = tokenizer(
-                        batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt"
-                    )
-                    device = transformer.device  # the inputs go where the model is (CUDA, MPS)
-                    hidden = transformer(
-                        input_ids=encoded["input_ids"].to(device), attention_mask=encoded["attention_mask"].to(device)
-                    ).last_hidden_state
+            if isinstance(model, SentenceModel):
+                hidden, encoded = model.hidden_states(batch, max_length=max_length)
+            else:
+                hidden, encoded = _transformer_hidden_states(transformer, tokenizer, batch, max_length)
             for row in range(hidden.shape[0]):
                 length = int(encoded["attention_mask"][row].sum())
                 ids = encoded["input_ids"][row][:length].tolist()
-                vectors = hidden[row, :length].float().cpu().numpy()
+                vectors = np.asarray(hidden[row, :length], dtype=np.float32)
                 weights = np.array([0.0 if i in special else 1.0 for i in ids])
                 out.append((vectors, weights))
         return out
+
+
+def _sentence_transformer_batch(model: Any, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A ``SentenceTransformer``'s ids, token vectors and sentence vectors of one batch, as numpy arrays."""
+    import torch
+
+    preprocess = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers < 6: tokenize
+    with torch.inference_mode():
+        features = preprocess(list(texts))
+        device = model.device
+        features = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
+        out = model(features)
+        return (
+            features["input_ids"].cpu().numpy(),
+            out["token_embeddings"].float().cpu().numpy(),
+            out["sentence_embedding"].float().cpu().numpy(),
+        )
+
+
+def _transformer_hidden_states(
+    transformer: Any, tokenizer: Any, batch: list[str], max_length: int
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """A ``transformers`` model's last hidden states of ``batch`` (numpy) and the tokenizer's batch."""
+    import torch
+
+    encoded = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+    device = transformer.device  # the inputs go where the model is (CUDA, MPS)
+    with torch.no_grad():
+        hidden = transformer(
+            input_ids=encoded["input_ids"].to(device), attention_mask=encoded["attention_mask"].to(device)
+        ).last_hidden_state
+    return hidden.float().cpu().numpy(), encoded
 
 
 class CachedEncoder(Portable):

@@ -220,6 +220,7 @@ class LocalJudge(Portable, BaseJudge):
             "params": hashlib.sha256(self.params.to_json().encode("utf-8")).hexdigest(),
             "nli": self.nli.identity(),
             "device": str(self.device).split(":")[0],  # the NLI model's precision follows the device
+            "runtime": str(getattr(self.nli, "runtime", "torch")),  # numpy on the CPU: float32, not bfloat16
         }
 
     # --- shared work -----------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """The NLI adapter merged into the packaged MiniLM once, and kept: later processes read the merged weights.
 
-Merging the LoRA adapter (``nli/``) into the base model needs transformers and peft, whose imports take seconds;
-the merged model is the same on every run, so the first run saves the tensors the merge changed (the encoder
-layers, the norms, the pooler and the head: about 45 MB; the embeddings are the base model's) to the user's
-cache, and a later run reads them with ``safetensors`` alone. The file is named by what it was made from (the
-adapter's files, by their digest, and the base weights' place, size and modification time, as Python's
+The LoRA adapter (``nli/``) is merged into the base model in numpy (:mod:`~rageval_lc.judges.offline.lora`; with
+peft, whose import takes seconds, only for an adapter of a kind not merged there); the merged model is the same on
+every run, so the first run saves the tensors the merge changed (the encoder layers, the norms, the pooler and the
+head: about 45 MB; the embeddings are the base model's) to the user's cache, and a later run reads them with
+``safetensors`` alone, as numpy arrays. The file is named by what it was made from (the adapter's files, by their
+digest, so a new adapter is merged again, and the base weights' place, size and modification time, as Python's
 ``.pyc`` files are), written to a temporary file and renamed into place, and carries a checksum of its tensors:
 a file cut short or damaged is found out, and merged again (and rewritten). Where the cache cannot be written
-(a read-only home, a full disk), each process merges in memory, as before.
+(a read-only home, a full disk), each process merges in memory.
 
 The cache lives in ``$RAGEVAL_CACHE_DIR`` when set, else the platform's user cache folder
 (``~/.cache/rageval_lc`` on Linux), under ``nli/``.
@@ -29,18 +30,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "FORMAT",
     "cache_dir",
     "file_digest",
     "merge_adapter",
+    "merge_adapter_with_peft",
     "merged_nli_weights",
     "merged_path",
     "peft_model",
     "read_merged",
 ]
 
-FORMAT = "rageval_lc merged NLI 1"  # in each file's metadata; a new layout changes it (and so every file's name)
+FORMAT = "rageval_lc merged NLI 2"  # in each file's metadata; a new layout changes it (and so every file's name)
 _log = logging.getLogger(__name__)
 
 
@@ -101,24 +105,44 @@ def peft_model(adapter: Path) -> tuple[Any, Any]:
     return tokenizer, PeftModel.from_pretrained(base.float(), str(adapter)).merge_and_unload()
 
 
-def merge_adapter(adapter: Path) -> dict[str, Any]:
-    """The whole merged model's tensors (:func:`peft_model`'s), named without the ``bert.`` prefix."""
+def merge_adapter(adapter: Path, base: Path | None = None) -> dict[str, np.ndarray]:
+    """The whole merged model's tensors (float32 numpy arrays, named without the ``bert.`` prefix) of ``adapter`` on
+    the MiniLM in ``base`` (None: the packaged one): merged in numpy
+    (:func:`~rageval_lc.judges.offline.lora.merge_lora_folder`), or by peft (:func:`peft_model`, on the packaged
+    model) for an adapter of a kind not merged there."""
+    from safetensors.numpy import load_file
+
+    from rageval_lc.judges.offline.encoder import default_model_path
+    from rageval_lc.judges.offline.lora import UnsupportedAdapter, merge_lora_folder
+
+    weights = load_file(str((base or default_model_path()) / "model.safetensors"))
+    weights.pop("embeddings.position_ids", None)  # a buffer, not a weight
+    try:
+        return merge_lora_folder(adapter, weights)
+    except UnsupportedAdapter as exc:
+        _log.info("Merging the NLI adapter with peft (%s).", exc)
+        return merge_adapter_with_peft(adapter)
+
+
+def merge_adapter_with_peft(adapter: Path) -> dict[str, np.ndarray]:
+    """The whole merged model's tensors as peft merges them (:func:`peft_model`), as numpy arrays."""
     from rageval_lc.judges.offline.quiet import quiet_model_loading
 
     with quiet_model_loading():
         _, model = peft_model(adapter)
     state = model.state_dict()
-    return {name.removeprefix("bert."): tensor.detach().contiguous() for name, tensor in state.items()}
+    state.pop("bert.embeddings.position_ids", None)
+    return {name.removeprefix("bert."): tensor.detach().float().cpu().numpy() for name, tensor in state.items()}
 
 
 def _checksum(data: bytes | memoryview) -> str:
     return f"{zlib.crc32(data):08x}"
 
 
-def read_merged(path: Path) -> dict[str, Any] | None:
+def read_merged(path: Path) -> dict[str, np.ndarray] | None:
     """The tensors saved in ``path``, or None when there is no such file or it is not whole: cut short, damaged
     (its checksum differs), or not written by :func:`merged_nli_weights`."""
-    from safetensors.torch import load
+    from safetensors.numpy import load
 
     try:
         data = path.read_bytes()
@@ -137,9 +161,9 @@ def read_merged(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def _write(path: Path, tensors: dict[str, Any]) -> None:
+def _write(path: Path, tensors: dict[str, np.ndarray]) -> None:
     """Save ``tensors`` to ``path`` atomically (a temporary file in the same folder, renamed into place)."""
-    from safetensors.torch import save
+    from safetensors.numpy import save
 
     data = save(tensors)  # the checksum covers the tensors' bytes, which follow the header
     size = int.from_bytes(data[:8], "little")
@@ -157,24 +181,20 @@ def _write(path: Path, tensors: dict[str, Any]) -> None:
         raise
 
 
-def merged_nli_weights(adapter: Path, base: Path) -> dict[str, Any]:
-    """The NLI model's tensors: the base model's with the cached merge's on top, or, when the cache has no whole
-    file for this adapter and base, merged now (:func:`merge_adapter`) and saved for the next process."""
-    from safetensors import safe_open
+def merged_nli_weights(adapter: Path, base: Path) -> dict[str, np.ndarray]:
+    """The NLI model's tensors (float32 numpy arrays): the base model's with the cached merge's on top, or, when the
+    cache has no whole file for this adapter and base, merged now (:func:`merge_adapter`) and saved for the next
+    process."""
+    from safetensors.numpy import load_file
 
     path = merged_path(adapter, base)
     changed = read_merged(path)
-    with safe_open(str(base / "model.safetensors"), framework="pt") as weights:
-        names = set(weights.keys())
-        if changed is not None:
-            kept = names - set(changed) - {"embeddings.position_ids"}  # a buffer, not a weight
-            return {**{name: weights.get_tensor(name) for name in kept}, **changed}
-        merged = merge_adapter(adapter)
-        changed = {
-            name: tensor
-            for name, tensor in merged.items()
-            if name not in names or not _same(tensor, weights.get_tensor(name))
-        }
+    weights = load_file(str(base / "model.safetensors"))
+    weights.pop("embeddings.position_ids", None)  # a buffer, not a weight
+    if changed is not None:
+        return {**weights, **changed}
+    merged = merge_adapter(adapter, base)
+    changed = {name: array for name, array in merged.items() if name not in weights or not _same(array, weights[name])}
     try:
         _write(path, changed)
     except OSError as exc:  # a read-only or full cache: merge again next time
@@ -182,7 +202,5 @@ def merged_nli_weights(adapter: Path, base: Path) -> dict[str, Any]:
     return merged
 
 
-def _same(a: Any, b: Any) -> bool:
-    import torch
-
-    return a.dtype == b.dtype and a.shape == b.shape and bool(torch.equal(a, b))
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))

@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,7 +28,7 @@ from rageval_lc.judges.offline.grounding import GROUNDING_MAX_LENGTH
 from rageval_lc.judges.offline.nli_base import LABELS, build_base
 from rageval_lc.judges.portable import Portable
 
-__all__ = ["LABELS", "LORA_TARGETS", "MAX_LENGTH", "NliModel", "build_base", "shipped_adapter_path"]
+__all__ = ["LABELS", "LORA_TARGETS", "MAX_LENGTH", "NliModel", "build_base", "shipped_adapter_path", "softmax"]
 
 MAX_LENGTH = 160  # the NLI stage's pairs (training/train_nli.py); the grounding pairs take GROUNDING_MAX_LENGTH
 _PRECISIONS = ("auto", "float32", "bfloat16", "float16")
@@ -52,9 +52,11 @@ class NliModel(Portable):
             (:func:`~rageval_lc.judges.offline.devices.resolve_device`).
         batch_size: pairs per forward pass.
         cache_size: pairs remembered.
-        precision: ``"auto"`` (bfloat16 autocast on a CPU with native bfloat16 support, float16 on CUDA,
-            else float32), ``"float32"``, ``"bfloat16"`` or ``"float16"``. bfloat16 on such a CPU is ~3×
-            faster than float32; probabilities move by at most ~0.01 (measured on RAGBench pairs).
+        precision: ``"auto"`` (float32 on the CPU, in numpy; float16 on CUDA; float32 on MPS), ``"float32"``,
+            ``"bfloat16"`` or ``"float16"`` (autocast, in torch: on a CPU with native bfloat16 support bfloat16 is
+            faster than float32; probabilities move by at most ~0.01, measured on RAGBench pairs).
+        runtime: what runs the model: ``auto`` (numpy on the CPU in float32, torch otherwise), ``numpy`` or
+            ``torch`` (:func:`~rageval_lc.judges.offline.runtime.choose_runtime`).
     """
 
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {"_cache": OrderedDict, "_loaded": lambda: None}
@@ -68,19 +70,23 @@ class NliModel(Portable):
         batch_size: int = 64,
         cache_size: int = 200_000,
         precision: str = "auto",
+        runtime: str = "auto",
     ) -> None:
         self.adapter = Path(adapter) if adapter is not None else shipped_adapter_path()
-        self._setup(device=device, batch_size=batch_size, cache_size=cache_size, precision=precision)
+        self._setup(device=device, batch_size=batch_size, cache_size=cache_size, precision=precision, runtime=runtime)
 
-    def _setup(self, *, device: str, batch_size: int, cache_size: int, precision: str) -> None:
-        """What every NLI model keeps: its device, batch size, precision and cache (the model loads on first use)."""
+    def _setup(self, *, device: str, batch_size: int, cache_size: int, precision: str, runtime: str = "torch") -> None:
+        """What every NLI model keeps: its device, batch size, precision, runtime and cache (the model loads on
+        first use)."""
         if precision not in _PRECISIONS:
             msg = f"{type(self).__name__} precision must be one of {list(_PRECISIONS)}. Got {precision!r} instead."
             raise ValueError(msg)
         self.precision = precision
         from rageval_lc.judges.offline.devices import resolve_device
+        from rageval_lc.judges.offline.runtime import choose_runtime
 
         self.device = resolve_device(device)
+        self.runtime = choose_runtime(runtime, self.device, precision)
         self.batch_size = batch_size
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -105,10 +111,11 @@ class NliModel(Portable):
         return file_digest(weights) if weights.exists() else str(self.adapter)
 
     def _load(self) -> tuple[Any, Any]:
-        """The tokenizer and the merged model: the forward pass in plain torch
-        (:class:`~rageval_lc.judges.offline.bert.BertForward`) over the merged weights, read from the user's cache
-        when an earlier process saved them there (:mod:`~rageval_lc.judges.offline.merged_nli`), else merged
-        now and saved."""
+        """The tokenizer and the merged model: the forward pass in numpy
+        (:class:`~rageval_lc.judges.offline.bert_numpy.NumpyBert`) or plain torch
+        (:class:`~rageval_lc.judges.offline.bert.BertForward`), as :attr:`runtime` says, over the merged weights,
+        read from the user's cache when an earlier process saved them there
+        (:mod:`~rageval_lc.judges.offline.merged_nli`), else merged now and saved."""
         if self._loaded is None:
             if not (self.adapter / "adapter_config.json").exists():
                 msg = f"No NLI adapter at {self.adapter} (adapter_config.json missing)."
@@ -123,7 +130,12 @@ class NliModel(Portable):
                 self._loaded = self._load_with_transformers()
             else:
                 weights = merged_nli_weights(self.adapter, base)
-                model = BertForward(weights, config, classifier=True, device=self.device)
+                if self.runtime == "numpy":
+                    from rageval_lc.judges.offline.bert_numpy import NumpyBert
+
+                    model: Any = NumpyBert(weights, config, classifier=True)
+                else:
+                    model = BertForward(weights, config, classifier=True, device=self.device)
                 self._loaded = (WordPieces.of(base), model)
         return self._loaded
 
@@ -163,20 +175,32 @@ class NliModel(Portable):
         return None if choice == "float32" else getattr(torch, choice)
 
     def _score(self, pairs: list[tuple[str, str]]) -> None:
-        import torch
-
         tokenizer, model = self._load()
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        chunks = (
+            [pairs[i] for i in order[start : start + self.batch_size]]
+            for start in range(0, len(order), self.batch_size)
+        )
+        if _runs_in_numpy(model):
+            for chunk in chunks:
+                ids, mask, types = tokenizer.batch(chunk, max_length=self.max_length)
+                for pair, row in zip(chunk, softmax(model.logits(ids, mask, types)), strict=True):
+                    self._cache[pair] = row
+        else:
+            self._score_in_torch(tokenizer, model, chunks)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    def _score_in_torch(self, tokenizer: Any, model: Any, chunks: Iterable[list[tuple[str, str]]]) -> None:
+        import torch
+
         dtype = self.autocast_dtype()
         device_type = "cuda" if str(self.device).startswith("cuda") else "cpu"
         with torch.inference_mode(), torch.autocast(device_type, dtype=dtype or torch.float32, enabled=bool(dtype)):
-            for start in range(0, len(order), self.batch_size):
-                chunk = [pairs[i] for i in order[start : start + self.batch_size]]
+            for chunk in chunks:
                 probabilities = self._probabilities(self._logits(tokenizer, model, chunk).float())
                 for pair, row in zip(chunk, probabilities, strict=True):
                     self._cache[pair] = row
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
 
     def _logits(self, tokenizer: Any, model: Any, chunk: list[tuple[str, str]]) -> Any:
         """One batch's logits: pairs truncated longest first to :attr:`max_length` word pieces, padded."""
@@ -203,3 +227,20 @@ class NliModel(Portable):
         import torch
 
         return torch.softmax(logits, dim=-1).cpu().numpy()
+
+
+def _runs_in_numpy(model: Any) -> bool:
+    from rageval_lc.judges.offline.bert_numpy import NumpyBert
+
+    return isinstance(model, NumpyBert)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Each row's softmax, in float32, as ``torch.softmax`` computes it.
+
+    Example:
+        >>> softmax(np.log(np.array([[1.0, 1.0, 2.0]], dtype=np.float32))).tolist()
+        [[0.25, 0.25, 0.5]]
+    """
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)

@@ -1,6 +1,7 @@
-"""The packaged models' forward pass in plain torch (rageval_lc/judges/offline/bert.py) against transformers and
-sentence-transformers: the same word pieces exactly, the same vectors and NLI probabilities within ABS, and the
-first score of the README's example without importing transformers, sentence-transformers or peft."""
+"""The packaged models' forward pass (numpy on the CPU, rageval_lc/judges/offline/bert_numpy.py; plain torch,
+rageval_lc/judges/offline/bert.py) against transformers and sentence-transformers: the same word pieces exactly,
+the same vectors and NLI probabilities within ABS, and the first score of the README's example without importing
+transformers, sentence-transformers or peft."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from rageval_lc.judges.offline.bert import BertForward, SentenceModel, read_config
+from rageval_lc.judges.offline.bert_numpy import NumpyBert
 from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder, default_model_path
 from rageval_lc.judges.offline.nli import NliModel
 from tests.floats import ABS
@@ -40,7 +42,8 @@ PAIRS = [
 
 @pytest.fixture(scope="module")
 def encoders() -> tuple[SentenceTransformerEncoder, SentenceTransformerEncoder]:
-    """The packaged model in plain torch, and the same folder through sentence-transformers."""
+    """The packaged model in our forward pass (numpy here, on the CPU), and the same folder through
+    sentence-transformers."""
     ours = SentenceTransformerEncoder(device="cpu")
     reference = SentenceTransformerEncoder(str(default_model_path()), device="cpu")
     assert isinstance(ours.model, SentenceModel) and type(reference.model).__name__ == "SentenceTransformer"
@@ -67,11 +70,13 @@ def test_word_pieces_and_bertscore_vectors_match(encoders) -> None:
         np.testing.assert_allclose(vectors, their_vectors, atol=ABS)
 
 
-def test_the_nli_model_gives_the_merged_peft_models_probabilities() -> None:
-    ours = NliModel(device="cpu", precision="float32")
-    reference = NliModel(device="cpu", precision="float32")
+@pytest.mark.parametrize("runtime", ["numpy", "torch"])
+def test_the_nli_model_gives_the_merged_peft_models_probabilities(runtime: str) -> None:
+    ours = NliModel(device="cpu", precision="float32", runtime=runtime)
+    reference = NliModel(device="cpu", precision="float32", runtime="torch")
     reference._loaded = reference._load_with_transformers()  # transformers' model, merged by peft on load
-    assert isinstance(ours._load()[1], BertForward) and not isinstance(reference._loaded[1], BertForward)
+    forward = {"numpy": NumpyBert, "torch": BertForward}[runtime]
+    assert isinstance(ours._load()[1], forward) and not isinstance(reference._loaded[1], (BertForward, NumpyBert))
     np.testing.assert_allclose(ours.predict(PAIRS), reference.predict(PAIRS), atol=ABS)
 
 
