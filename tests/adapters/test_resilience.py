@@ -14,6 +14,7 @@ from langchain_core.runnables import RunnableLambda
 from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metric, langsmith_evaluator
 from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.factory import resolve_judge
+from rageval_lc.judges.offline.devices import gpu_hardware_present
 from rageval_lc.judges.offline.judge import LocalJudge
 from rageval_lc.judges.resilient import ResilientJudge
 from rageval_lc.verdicts import AnswerLabel, Judgement
@@ -116,7 +117,8 @@ def test_constructing_on_the_offline_judge_imports_no_torch() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     built, scored = done.stdout.splitlines()[-2:]
     assert built == "built: []"
-    assert scored == "scored: 1.0 True"  # the README's example: the sentence is the passage's own
+    # the README's example (the sentence is the passage's own), scored in numpy: torch only where a GPU may run it
+    assert scored == f"scored: 1.0 {gpu_hardware_present()}"
 
 
 def test_the_deferred_judge_is_the_offline_judge_and_bad_options_are_refused_at_once() -> None:

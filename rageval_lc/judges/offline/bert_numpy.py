@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.judges.offline.bert import BertConfig, weight_names
+from rageval_lc.judges.offline.bert_config import BertConfig, weight_names
 
 __all__ = ["NumpyBert", "erf", "gelu"]
 

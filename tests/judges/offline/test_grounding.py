@@ -73,11 +73,12 @@ def verdicts(judge: LocalJudge, question: str, passages: list[str], answer: str)
 
 #: (question, passages, answer, the verdict a careful reader gives the answer as a whole)
 NEW_USER_ROWS = [
-    (  # a before/after swap
+    pytest.param(  # a before/after swap
         "When should I remove the battery?",
         ["Always remove the battery before cleaning the device. Clean it with a dry cloth."],
         "Remove the battery after cleaning the device.",
         False,
+        marks=pytest.mark.xfail(strict=True, reason="issue 43: passes (P(supported) high on a swapped order)"),
     ),
     (
         "When should I remove the battery?",

@@ -223,8 +223,7 @@ ISSUE_ROWS = [
     # a number conflict the grounding model reads as a contradiction (P 0.95) forces the verdict
     ("Mount Everest is 6,120 metres tall.", "Mount Everest is 8,849 metres tall.", "contradicted",
      "Contradicted by 0a: says 6,120 metres; 0a says 8,849 metres"),
-    pytest.param("Everest rises 8,849 m above sea level.", "Mount Everest is 8,849 metres tall.", "supported", "",
-                 marks=pytest.mark.xfail(strict=True, reason="issue 43: the grounding model misses this restatement")),
+    ("Everest rises 8,849 m above sea level.", "Mount Everest is 8,849 metres tall.", "supported", ""),
     pytest.param("The capital of Australia is Sydney.",
                  "Canberra is the capital city of Australia. Sydney is its largest city.",
                  "not_found", "0a disagrees (says Sydney; 0a says Canberra)",

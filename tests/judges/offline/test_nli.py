@@ -9,12 +9,12 @@ import pytest
 
 from rageval_lc.judges.offline.nli import LABELS, NliModel, shipped_adapter_path
 
-# Recorded from the shipped adapter (the grounding model trained 2026-11-28 on 2 CPU cores by
+# Recorded from the shipped adapter (the grounding model retrained 2026-11-29 on 2 CPU cores by
 # training/train_grounding.py) loaded here on a CPU in float32 after merging; rows in LABELS order.
 RECORDED = [
-    (("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall."), [0.0296, 0.0200, 0.9504]),
-    (("Mount Everest is 8,849 metres tall.", "Everest rises to a height of 8,849 metres."), [0.8902, 0.0306, 0.0793]),
-    (("A man is playing a guitar on stage.", "A person plays an instrument."), [0.9201, 0.0517, 0.0282]),
+    (("Mount Everest is 8,849 metres tall.", "Mount Everest is 6,120 metres tall."), [0.0316, 0.0212, 0.9472]),
+    (("Mount Everest is 8,849 metres tall.", "Everest rises to a height of 8,849 metres."), [0.9401, 0.0340, 0.0259]),
+    (("A man is playing a guitar on stage.", "A person plays an instrument."), [0.9301, 0.0491, 0.0208]),
 ]
 
 
