@@ -26,7 +26,6 @@ from rageval_lc.judges.offline.encoder import Encoded
 from rageval_lc.judges.offline.grounding import EVIDENCE_MARGIN, grounding_pairs
 from rageval_lc.judges.offline.limits import NO_READABLE_WORD, UnreadableInput
 from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_table
-from rageval_lc.metrics.overlap import overlap_words
 from rageval_lc.text import KeyedSentences, claim_free_kind
 
 __all__ = [
@@ -166,9 +165,6 @@ class SampleFeatures:
     evidence: tuple[tuple[tuple[str, ...], str, str], ...] = ()
     #: per response sentence: None for a claim, else the kind of sentence that makes none (:mod:`rageval_lc.text`)
     claim_free: tuple[str | None, ...] = ()
-    #: per response sentence: (its words the passages hold, its words), as the word-overlap baseline counts them
-    #: (:mod:`rageval_lc.metrics.overlap`): the answer's share of words found is one of the row model's inputs
-    overlap_counts: tuple[tuple[int, int], ...] = ()
     nli: np.ndarray | None = None  # (M, len(NLI_FEATURES)), added by the judge's NLI pass
     nli_verdicts: tuple[SentenceNli, ...] = ()
 
@@ -362,10 +358,7 @@ def sample_features(
         # the reason names only words that no passage holds (not merely the passages it was checked against)
         missing_words.append(tuple(sorted(w for w in missing if not any(w in s for s in doc_word_sets)))[:8])
     similarities = r_vecs @ d_vecs.T if n and m else np.zeros((m, n))
-    known = set(overlap_words(" ".join(doc_texts)))
-    overlap_counts = [(sum(w in known for w in words), len(words)) for words in map(overlap_words, resp_texts)]
     return SampleFeatures(
-        overlap_counts=tuple(overlap_counts),
         evidence=tuple(grounding_pairs(sentences, similarities, question_text)),
         claim_free=tuple(claim_free_kind(text) for text in resp_texts),
         document_keys=sentences.document_keys,

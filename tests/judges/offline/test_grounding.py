@@ -170,13 +170,12 @@ def test_the_reason_never_calls_a_word_missing_that_another_passage_holds(judge:
 
 
 def test_the_row_model_reads_the_word_overlap_baseline_of_the_claims_alone(judge: LocalJudge) -> None:
-    """answer_unfound: the share of the claims' words no passage holds, the same figure as the SPEC baseline of the
-    claims' text computed on its own; the heading makes no claim and does not count."""
+    """answer_unfound: the share of the claims' words their evidence does not hold — here (one passage, one claim) the
+    word-overlap baseline of the claim's text computed on its own; the heading makes no claim and does not count."""
     passages = ["The tower was finished in 1889."]
     sample = RagSample(question="When?", contexts=passages, response="Here is how:\n\nThe tower was finished in 1999.")
     features = judge.features(sample.question, sample.sentences, sample.response)
     assert features.claim_free[0] is not None and features.claim_free[1] is None
-    assert features.overlap_counts == ((0, 2), (2, 3))  # 'here', 'how' not found; 'tower', 'finished' found of 3
     expected = overlap_hallucination("The tower was finished in 1999.", passages)
     assert answer_unfound(features) == pytest.approx(expected, abs=1e-12)
     assert expected == pytest.approx(1 / 3, abs=1e-12)
