@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["OVERLAP_STOPWORDS", "overlap_hallucination", "overlap_words"]
+__all__ = ["OVERLAP_STOPWORDS", "overlap_counts", "overlap_hallucination", "overlap_words"]
 
 OVERLAP_STOPWORDS = frozenset(
     "a an the of to in on for and or but is are was were be been being it its this that these those with as at by "
@@ -36,6 +36,17 @@ def overlap_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in OVERLAP_STOPWORDS]
 
 
+def overlap_counts(answer: str, passages: Sequence[str]) -> tuple[int, int]:
+    """(the answer's content words found among the passages' words, its content words), counted with repeats.
+
+    >>> overlap_counts("It was finished in 1999.", ["The tower was finished in 1889."])
+    (1, 2)
+    """
+    words = overlap_words(answer)
+    known = set(overlap_words(" ".join(passages)))
+    return sum(w in known for w in words), len(words)
+
+
 def overlap_hallucination(answer: str, passages: Sequence[str]) -> float:
     """1 − the share of the answer's content words (counted with repeats) found among the passages' words.
 
@@ -43,8 +54,5 @@ def overlap_hallucination(answer: str, passages: Sequence[str]) -> float:
         >>> overlap_hallucination("Paris.", ["Paris is big."]), overlap_hallucination("It is.", ["x"])
         (0.0, 0.0)
     """
-    words = overlap_words(answer)
-    if not words:
-        return 0.0
-    known = set(overlap_words(" ".join(passages)))
-    return 1.0 - sum(w in known for w in words) / len(words)
+    found, words = overlap_counts(answer, passages)
+    return 1.0 - found / words if words else 0.0

@@ -24,10 +24,9 @@ from rageval_lc.judges.offline.model import (
     completeness_row_features,
     question_share_row_features,
     share_row_features,
-    unfound_share,
 )
 from rageval_lc.judges.offline.nli_pass import SentenceNli
-from rageval_lc.metrics.overlap import overlap_words
+from rageval_lc.metrics.overlap import overlap_counts
 from rageval_lc.schema import TraceLabels
 from rageval_lc.text import CLAIM_FREE_KINDS, plural
 
@@ -351,12 +350,13 @@ def answer_unfound(features: SampleFeatures) -> float:
     """The word-overlap baseline of an answer's claims, each read against its own evidence: the share of the words
     of their grounding pairs' claims (:attr:`SampleFeatures.evidence`) that the evidence does not hold. Read against
     the evidence rather than every passage, so that an unrelated passage added to the contexts changes nothing."""
-    counts = []
-    for (_, evidence, claim), is_claim in zip(features.evidence, claim_mask(features), strict=True):
-        if is_claim:
-            words, known = overlap_words(claim), set(overlap_words(evidence))
-            counts.append((sum(w in known for w in words), len(words)))
-    return unfound_share(counts)
+    counts = [
+        overlap_counts(claim, [evidence])
+        for (_, evidence, claim), is_claim in zip(features.evidence, claim_mask(features), strict=True)
+        if is_claim
+    ]
+    found, words = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    return 1.0 - found / words if words else 0.0
 
 
 def claim_mask(features: SampleFeatures) -> np.ndarray:

@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -30,7 +29,6 @@ __all__ = [
     "expand",
     "read_fitted",
     "share_row_features",
-    "unfound_share",
 ]
 
 PARAMS_FILE = "params.json"
@@ -159,17 +157,6 @@ def adherence_row_features(unsupported: np.ndarray, unfound: float | None = None
     p = np.asarray(unsupported, dtype=float)
     rows = np.zeros(3) if p.size == 0 else np.array([p.max(), 1.0 - np.prod(1.0 - p), p.mean()])
     return rows if unfound is None else np.append(rows, unfound)
-
-
-def unfound_share(counts: Sequence[tuple[int, int]]) -> float:
-    """1 − (words found / words) over (found, words) pairs: the word-overlap baseline of the sentences counted;
-    0 with no word.
-
-    >>> unfound_share([(3, 4), (1, 4)])
-    0.5
-    """
-    found, words = (sum(c[i] for c in counts) for i in (0, 1))
-    return 1.0 - found / words if words else 0.0
 
 
 @dataclass(frozen=True)
