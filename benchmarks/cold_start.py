@@ -86,7 +86,7 @@ def timed(phase, function):
 
 SentenceTransformerEncoder.model = property(timed("model load", SentenceTransformerEncoder.model.fget))
 NliModel._load = timed("model load", NliModel._load)
-SentenceTransformerEncoder._encode_slice = timed("first forward", SentenceTransformerEncoder._encode_slice)
+SentenceTransformerEncoder.encode = timed("first forward", SentenceTransformerEncoder.encode)
 NliModel._score = timed("first forward", NliModel._score)
 
 if path == "evaluator":

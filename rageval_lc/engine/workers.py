@@ -263,8 +263,10 @@ def _start(payload: bytes) -> None:  # runs in each worker process once
 
 
 def limit_threads(threads: int) -> None:
-    """Have this process's numerical libraries use ``threads`` threads: numpy's BLAS (the offline judge's models on
-    the CPU) and torch's, where torch is loaded (on a GPU), without importing it."""
+    """Have this process's numerical libraries use ``threads`` threads: onnxruntime's (the offline judge's models on
+    the CPU, through ``RAGEVAL_THREADS``, read when a model loads), numpy's BLAS and torch's, where torch is loaded
+    (on a GPU), without importing it."""
+    os.environ["RAGEVAL_THREADS"] = str(threads)
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - scikit-learn (sentence-transformers) brings threadpoolctl

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,7 +47,7 @@ class WordPieces:
         self._tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
-        self._length: int | None = None  # the truncation set now (None: none)
+        self._setting: tuple[int | None, bool] = (None, False)  # the truncation set now (None: none), and padding
         self._lock = threading.Lock()
         self.pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         specials = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -64,16 +64,20 @@ class WordPieces:
                 cls._shared[key] = cls(folder)
             return cls._shared[key]
 
-    def _truncate(self, max_length: int | None) -> None:
-        """Truncate longest first to ``max_length`` and pad to a batch's longest (None: neither); the lock held."""
-        if max_length != self._length:
+    def _truncate(self, max_length: int | None, *, pad: bool = True) -> None:
+        """Truncate longest first to ``max_length`` and, where ``pad``, pad to a batch's longest (None: neither);
+        the lock held."""
+        setting = (max_length, pad and max_length is not None)
+        if setting != self._setting:
             if max_length is None:
                 self._tokenizer.no_truncation()
-                self._tokenizer.no_padding()
             else:
                 self._tokenizer.enable_truncation(max_length, strategy="longest_first")
+            if setting[1]:
                 self._tokenizer.enable_padding(pad_id=self.pad_id, pad_token="[PAD]")
-            self._length = max_length
+            else:
+                self._tokenizer.no_padding()
+            self._setting = setting
 
     def batch(
         self, texts: Sequence[str] | Sequence[tuple[str, str]], *, max_length: int
@@ -88,6 +92,34 @@ class WordPieces:
             [e.attention_mask for e in encodings],
             [e.type_ids for e in encodings],
         )
+
+    def batches(
+        self, texts: Sequence[str] | Sequence[tuple[str, str]], *, max_length: int, max_items: int, max_pieces: int
+    ) -> Iterator[tuple[list[int], dict[str, Any]]]:
+        """``texts`` in batches of like length: each batch's indices into ``texts`` and its arrays
+        (``input_ids``, ``attention_mask``, ``token_type_ids``: int64 numpy arrays, padded to the batch's longest).
+
+        Texts are cut into word pieces once (truncated longest first to ``max_length``), then taken longest first,
+        so a batch pads little; a batch holds at most ``max_items`` texts and ``max_pieces`` word pieces,
+        padding included (one text at least), which bounds the memory a forward pass takes."""
+        import numpy as np
+
+        with self._lock:
+            self._truncate(max_length, pad=False)
+            encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids))
+        start = 0
+        while start < len(order):
+            longest = max(1, len(encodings[order[start]].ids))
+            part = order[start : start + max(1, min(max_items, max_pieces // longest))]
+            ids = np.full((len(part), longest), self.pad_id, dtype=np.int64)
+            mask = np.zeros((len(part), longest), dtype=np.int64)
+            types = np.zeros((len(part), longest), dtype=np.int64)
+            for row, i in enumerate(part):
+                n = len(encodings[i].ids)
+                ids[row, :n], mask[row, :n], types[row, :n] = encodings[i].ids, 1, encodings[i].type_ids
+            yield part, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            start += len(part)
 
     def tokenize(self, text: str) -> list[str]:
         """The word pieces of ``text``, without the special tokens."""
@@ -190,21 +222,22 @@ class BertForward:
 class SentenceModel:
     """The packaged sentence-transformers model (a BERT, mean pooling, unit vectors) with the calls
     :class:`~rageval_lc.judges.offline.encoder.SentenceTransformerEncoder` makes: :meth:`embed`,
-    :meth:`hidden_states`, ``tokenizer``, ``max_seq_length``, ``device``. Its forward pass runs in numpy on the CPU
-    (:class:`~rageval_lc.judges.offline.bert_numpy.NumpyBert`) and in torch (:class:`BertForward`) on a GPU, or
-    where ``runtime="torch"`` (:func:`~rageval_lc.judges.offline.runtime.choose_runtime`).
+    :meth:`hidden_states`, ``tokenizer``, ``max_seq_length``, ``device``. Its forward pass runs in onnxruntime on the
+    CPU (:class:`~rageval_lc.judges.offline.bert_onnx.OnnxBert`; numpy where onnxruntime is missing) and in torch
+    (:class:`BertForward`) on a GPU, or where ``runtime="torch"``
+    (:func:`~rageval_lc.judges.offline.runtime.choose_runtime`).
 
     Args:
         folder: the model's folder (``config.json``, ``model.safetensors``, ``tokenizer.json``, its
             sentence-transformers files).
         device: where it runs.
-        runtime: ``auto``, ``numpy`` or ``torch``.
+        runtime: ``auto``, ``onnx``, ``numpy`` or ``torch``.
     """
 
     def __init__(self, folder: str | Path, *, device: str = "cpu", runtime: str = "auto") -> None:
         from safetensors.numpy import load_file
 
-        from rageval_lc.judges.offline.runtime import choose_runtime
+        from rageval_lc.judges.offline.runtime import CPU_RUNTIMES, choose_runtime, cpu_forward
 
         folder = Path(folder)
         config = read_config(folder)
@@ -217,10 +250,8 @@ class SentenceModel:
         self.runtime = choose_runtime(runtime, device)
         weights = load_file(str(folder / "model.safetensors"))
         self.bert: Any
-        if self.runtime == "numpy":
-            from rageval_lc.judges.offline.bert_numpy import NumpyBert
-
-            self.bert = NumpyBert(weights, config)
+        if self.runtime in CPU_RUNTIMES:
+            self.bert = cpu_forward(self.runtime, weights, config)
         else:
             self.bert = BertForward(weights, config, device=device)
 
@@ -265,9 +296,15 @@ class SentenceModel:
         """One batch, truncated to :attr:`max_seq_length`, as numpy arrays: the word piece ids (batch × length), the
         last hidden states (``token_embeddings``, batch × length × hidden) and the sentence vectors (their mean over
         the attention mask, unit length), as sentence-transformers computes them."""
+        ids, mask, types = self.tokenizer.batch(list(texts), max_length=self.max_seq_length)
+        return self.embed_batch(_arrays(ids, mask, types))
+
+    def embed_batch(self, batch: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+        """:meth:`embed` of a batch already cut into word pieces (``input_ids``, ``attention_mask``,
+        ``token_type_ids``: numpy arrays, as :meth:`WordPieces.batches` gives them)."""
         import numpy as np
 
-        hidden, batch = self.hidden_states(texts, max_length=self.max_seq_length)
+        hidden = self.forward(batch)
         weights = batch["attention_mask"][..., None].astype(np.float32)
         mean = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), np.float32(1e-9))
         norms = np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), np.float32(1e-12))
@@ -276,18 +313,23 @@ class SentenceModel:
     def hidden_states(self, texts: Sequence[str], *, max_length: int) -> tuple[Any, dict[str, Any]]:
         """The last hidden states of ``texts`` truncated to ``max_length`` word pieces (a float32 numpy array),
         and the batch (``input_ids``, ``attention_mask``, ``token_type_ids``: numpy arrays)."""
-        import numpy as np
+        batch = _arrays(*self.tokenizer.batch(list(texts), max_length=max_length))
+        return self.forward(batch), batch
 
-        ids, mask, types = self.tokenizer.batch(list(texts), max_length=max_length)
-        batch = {
-            "input_ids": np.array(ids, dtype=np.int64),
-            "attention_mask": np.array(mask, dtype=np.int64),
-            "token_type_ids": np.array(types, dtype=np.int64),
-        }
-        if self.runtime == "numpy":
-            return self.bert.hidden_states(**batch), batch
+    def forward(self, batch: Mapping[str, Any]) -> Any:
+        """The last hidden states (a float32 numpy array) of a batch of numpy arrays."""
+        if self.runtime != "torch":
+            return self.bert.hidden_states(**batch)
         import torch
 
         with torch.inference_mode():
             on_device = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
-            return self.bert.hidden_states(**on_device).float().cpu().numpy(), batch
+            return self.bert.hidden_states(**on_device).float().cpu().numpy()
+
+
+def _arrays(ids: Any, mask: Any, types: Any) -> dict[str, Any]:
+    """A padded batch's lists as the int64 numpy arrays a forward pass takes."""
+    import numpy as np
+
+    names = ("input_ids", "attention_mask", "token_type_ids")
+    return {name: np.array(values, dtype=np.int64) for name, values in zip(names, (ids, mask, types), strict=True)}

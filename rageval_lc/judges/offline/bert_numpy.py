@@ -1,10 +1,10 @@
-"""The packaged MiniLM's forward pass in numpy: what the offline judge runs on a CPU, without importing torch.
+"""The packaged MiniLM's forward pass in numpy: what the offline judge runs on a CPU where onnxruntime is missing.
 
 The same computation as :class:`~rageval_lc.judges.offline.bert.BertForward` (embeddings, post-norm encoder layers
 with exact GELU, masked scaled dot-product attention, the pooler and the classification head) in float32 numpy,
 its matrix products in the BLAS numpy ships with. Importing torch takes longer than the rest of a first score; on a
 CPU this pass gives the same vectors and probabilities within float rounding
-(``tests/judges/offline/test_numpy_runtime.py`` compares both on real sentences and pairs).
+(``tests/judges/offline/test_cpu_runtimes.py`` compares both on real sentences and pairs).
 
 Memory stays bounded: attention runs a few texts at a time (at most ~16 MB of scores) and the feed-forward
 block a few hundred word pieces at a time.

@@ -1,7 +1,7 @@
-"""The CPU runtime (numpy, rageval_lc/judges/offline/bert_numpy.py) against the torch forward pass it replaces on the
-CPU, on every sentence and (evidence, claim) pair of the shipped benchmark sets: the same word pieces, sentence and
-word-piece vectors within COSINE and VECTOR_ABS, NLI probabilities within PROBABILITY_ABS; and the adapter merged in
-numpy (rageval_lc/judges/offline/lora.py) against peft's merge."""
+"""The CPU runtimes (onnxruntime, rageval_lc/judges/offline/bert_onnx.py; numpy, bert_numpy.py) against the torch
+forward pass they replace on the CPU, on every sentence and (evidence, claim) pair of the shipped benchmark sets: the
+same word pieces, sentence and word-piece vectors within COSINE and VECTOR_ABS, NLI probabilities within
+PROBABILITY_ABS; and the adapter merged in numpy (rageval_lc/judges/offline/lora.py) against peft's merge."""
 
 from __future__ import annotations
 
@@ -12,15 +12,16 @@ import numpy as np
 import pytest
 
 from rageval_lc.judges.offline.bert_numpy import NumpyBert
+from rageval_lc.judges.offline.bert_onnx import OnnxBert
 from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
 from rageval_lc.judges.offline.merged_nli import merge_adapter, merge_adapter_with_peft
 from rageval_lc.judges.offline.nli import NliModel, shipped_adapter_path
 from rageval_lc.text import split_sentences
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data"
-#: Stated tolerances. Both runtimes compute in float32 and differ only in the order of sums (and numpy's erf, within
-#: 5e-7). Measured here (2,218 texts, 830 pairs, the adapter of 2026-11-28): vectors 5.3e-7 apart at most (cosine
-#: >= 0.9999997), probabilities 3.4e-6.
+#: Stated tolerances. Every runtime computes in float32 and they differ only in the order of sums (and numpy's erf,
+#: within 5e-7). Measured here (2,218 texts, 830 pairs, the adapter of 2026-11-28) against torch: vectors 4.6e-7
+#: (onnx) and 5.3e-7 (numpy) apart at most (cosine >= 0.9999997), probabilities 3.2e-6 and 3.9e-6.
 COSINE = 0.9999
 VECTOR_ABS = 1e-4
 PROBABILITY_ABS = 1e-4
@@ -63,12 +64,20 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(norms == 0, 1.0, (a * b).sum(axis=-1) / np.where(norms == 0, 1.0, norms))
 
 
+FORWARD = {"onnx": OnnxBert, "numpy": NumpyBert}
+
+
 @pytest.fixture(scope="module")
-def encoders() -> tuple[SentenceTransformerEncoder, SentenceTransformerEncoder]:
-    numpy_encoder = SentenceTransformerEncoder(device="cpu")
-    torch_encoder = SentenceTransformerEncoder(device="cpu", runtime="torch")
-    assert isinstance(numpy_encoder.model.bert, NumpyBert) and not isinstance(torch_encoder.model.bert, NumpyBert)
-    return numpy_encoder, torch_encoder
+def torch_encoder() -> SentenceTransformerEncoder:
+    return SentenceTransformerEncoder(device="cpu", runtime="torch")
+
+
+@pytest.fixture(scope="module", params=["onnx", "numpy"])
+def encoders(request, torch_encoder) -> tuple[SentenceTransformerEncoder, SentenceTransformerEncoder]:
+    encoder = SentenceTransformerEncoder(device="cpu", runtime=request.param)
+    assert isinstance(encoder.model.bert, FORWARD[request.param])
+    assert not isinstance(torch_encoder.model.bert, (OnnxBert, NumpyBert))
+    return encoder, torch_encoder
 
 
 def test_sentence_and_word_piece_vectors_match_torch(encoders) -> None:
@@ -98,15 +107,16 @@ def test_bertscore_vectors_match_torch(encoders) -> None:
         assert np.abs(vectors - their_vectors).max() <= VECTOR_ABS
 
 
-def test_nli_probabilities_match_torch() -> None:
+@pytest.mark.parametrize("runtime", ["onnx", "numpy"])
+def test_nli_probabilities_match_torch(runtime) -> None:
     pairs = shipped_pairs()
     assert len(pairs) > 400
-    numpy_model = NliModel(device="cpu")
+    model = NliModel(device="cpu", runtime=runtime)
     torch_model = NliModel(device="cpu", precision="float32", runtime="torch")
-    assert numpy_model.runtime == "numpy" and torch_model.runtime == "torch"
-    got, expected = numpy_model.predict(pairs), torch_model.predict(pairs)
+    assert model.runtime == runtime and torch_model.runtime == "torch"
+    got, expected = model.predict(pairs), torch_model.predict(pairs)
     worst = float(np.abs(got - expected).max())
-    print(f"\n{len(pairs)} pairs: max |numpy - torch| = {worst:.2e}")
+    print(f"\n{len(pairs)} pairs: max |{runtime} - torch| = {worst:.2e}")
     assert worst <= PROBABILITY_ABS
     assert got.dtype == np.float32 and np.allclose(got.sum(axis=1), 1.0, atol=1e-5)
     assert (got.argmax(axis=1) == expected.argmax(axis=1)).mean() > 0.99  # an argmax may flip only on a near tie
@@ -119,9 +129,14 @@ def test_the_numpy_merge_is_peft_merge() -> None:
     assert worst <= 1e-6, worst
 
 
-def test_numpy_runs_only_on_the_cpu_in_float32() -> None:
+def test_the_cpu_runtimes_run_only_on_the_cpu_in_float32(monkeypatch) -> None:
+    monkeypatch.delenv("RAGEVAL_RUNTIME", raising=False)
     with pytest.raises(ValueError, match="numpy runtime runs on the CPU in float32"):
         NliModel(device="cpu", precision="bfloat16", runtime="numpy")
+    with pytest.raises(ValueError, match="onnx runtime runs on the CPU in float32"):
+        NliModel(device="cpu", precision="float16", runtime="onnx")
+    assert NliModel(device="cpu").runtime == "onnx"  # onnxruntime is a dependency: auto's choice on the CPU
+    assert SentenceTransformerEncoder(device="cpu").model.runtime == "onnx"
     with pytest.raises(ValueError, match="Unknown runtime 'jax'"):
         SentenceTransformerEncoder(device="cpu", runtime="jax")
     assert NliModel(device="cpu", precision="bfloat16").runtime == "torch"  # autocast is torch's
