@@ -1,5 +1,5 @@
 """Score a chain inline: the callback handler collects each run's question, retrieved documents and
-answer, scores them in the background with the local judge, and appends one JSON line per run.
+answer, scores them in the background with the offline judge, and appends one JSON line per run.
 
     python examples/callback_handler.py [scores.jsonl]
 """

@@ -1,5 +1,5 @@
 """A rageval metric driving DSPy: ``dspy.Evaluate`` and ``BootstrapFewShot`` over a small RAG program,
-offline (``DummyLM`` plays the program's model; the metric's judge is the local one).
+offline (``DummyLM`` plays the program's model; the metric's judge is the offline one).
 
     python examples/dspy_optimizer.py
 """

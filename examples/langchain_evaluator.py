@@ -1,4 +1,4 @@
-"""A rageval metric as a LangChain string evaluator, offline (the local judge; no API key).
+"""A rageval metric as a LangChain string evaluator, offline (the offline judge; no API key).
 
 python examples/langchain_evaluator.py
 """

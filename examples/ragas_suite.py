@@ -1,4 +1,4 @@
-"""The RAGAS / GraphRAG suite offline: three answers scored with the local judge, then the run under the
+"""The RAGAS / GraphRAG suite offline: three answers scored with the offline judge, then the run under the
 reference document's names (0-100), and the judge calls an LLM judge would make per scoring mode.
 
 Mind what the offline judge can and cannot do: against the reference it catches the "Scottish Highlands"
@@ -52,7 +52,7 @@ SAMPLES = [
 
 
 def main() -> None:
-    judge = make_judge("local")
+    judge = make_judge("offline")
     rows = []
     for sample in SAMPLES:
         result = evaluate_sample(sample, METRICS, judge=judge)

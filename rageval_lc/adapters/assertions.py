@@ -39,7 +39,7 @@ from rageval_lc.scoring.sample import SampleResult
 __all__ = ["DEFAULT_JUDGE", "assert_scores", "configure_judge", "configured_judge", "metrics_for"]
 
 #: The judge used when none is given or configured: the offline one.
-DEFAULT_JUDGE = "local"
+DEFAULT_JUDGE = "offline"
 #: Failures listed in one message at most; the rest are counted.
 SHOWN_FAILURES = 20
 
@@ -47,7 +47,7 @@ _configured: dict[str, Any] = {"spec": None, "judge": None}
 
 
 def configure_judge(spec: str | None, judge: Any = None) -> tuple[str | None, Any]:
-    """Set the judge :func:`assert_scores` uses when given none (``labels``, ``local``, ``dspy:<model id>``;
+    """Set the judge :func:`assert_scores` uses when given none (``labels``, ``offline``, ``dspy:<model id>``;
     None: the offline judge), built on first use unless ``judge`` is the one already built for ``spec``.
     Returns the previous setting, so that a nested pytest session restores it: ``configure_judge(*previous)``
     takes ``(spec, judge)`` back. The pytest plugin calls this at start-up.

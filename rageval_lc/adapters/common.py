@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rageval_lc.engine.engine import RESILIENCE_OPTIONS, resilient_judge
-from rageval_lc.judges.factory import resolve_judge
+from rageval_lc.judges.factory import canonical_judge_spec, resolve_judge
 from rageval_lc.judges.offline.devices import check_device
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
@@ -207,9 +207,10 @@ _BUILDING = threading.Lock()
 
 class JudgeWhenNeeded:
     """An integration's judge, wrapped as :func:`rageval_lc.evaluate` wraps it (:func:`resilient_judge`), and
-    built when first needed if it is the offline judge on ``auto`` or ``cpu`` (``None`` or ``"local"``): building
-    it imports torch to find the device, nearly all of the time an evaluator took to construct, which a first score
-    then pays instead. Any other judge is built at once; bad options are refused at once either way.
+    built when first needed if it is the offline judge on ``auto`` or ``cpu`` (``None`` or ``"offline"``, or its old
+    name ``"local"``): building it imports torch to find the device, nearly all of the time an evaluator took to
+    construct, which a first score then pays instead. Any other judge is built at once; bad options are refused at
+    once either way.
 
     Example:
         >>> judge = JudgeWhenNeeded(None, {"retries": 1, "trace_mode": "capstone"})
@@ -219,7 +220,8 @@ class JudgeWhenNeeded:
 
     def __init__(self, judge: Any, options: Mapping[str, Any]) -> None:
         device = options.get("device", "auto")
-        self.deferred = (judge is None or judge == "local") and check_device(device) in ("auto", "cpu")
+        offline = judge is None or (isinstance(judge, str) and canonical_judge_spec(judge) == "offline")
+        self.deferred = offline and check_device(device) in ("auto", "cpu")
         if self.deferred:  # the same checks of the options, on a judge that costs nothing to build
             checked = {k: v for k, v in options.items() if k != "cache_dir"}  # its directory: made when built
             _, self.options = resilient_judge("labels", checked)

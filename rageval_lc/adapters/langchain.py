@@ -74,7 +74,7 @@ class RagEvaluator(Runnable[dict, dict]):
 
     Args:
         metric: the metric (``faithfulness``, ``trace``, ``context_precision``, ...).
-        judge: None (the offline local judge), a judge name (``"dspy:openai/gpt-4o-mini"``), a judge,
+        judge: None (the offline judge), a judge name (``"dspy:openai/gpt-4o-mini"``), a judge,
             a ``dspy.LM`` or a LangChain chat model.
         fields: where ``invoke`` finds the fields in its input dict (default: ``question``, ``contexts``,
             ``response``/``answer``, ``reference``).

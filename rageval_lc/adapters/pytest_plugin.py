@@ -4,9 +4,9 @@ chosen once for the session.
 pytest loads it through the ``pytest11`` entry point once rageval_lc is installed (by hand:
 ``-p rageval_lc.adapters.pytest_plugin``; switched off with ``-p no:rageval_lc.adapters.pytest_plugin``). It adds:
 
-- the option ``--rageval-judge labels|local|dspy:<model id>`` and the ini key ``rageval_judge`` (the option
-  wins, then the ini key, then ``$RAGEVAL_JUDGE``, then the offline judge, ``local``): the judge that
-  ``assert_scores`` uses when given none;
+- the option ``--rageval-judge labels|offline|dspy:<model id>`` and the ini key ``rageval_judge`` (the option
+  wins, then the ini key, then ``$RAGEVAL_JUDGE``, then the offline judge, ``offline``; its old name ``local`` is
+  read as ``offline``): the judge that ``assert_scores`` uses when given none;
 - the session fixture ``rageval_judge``: that judge, built once, so the offline judge's model loads once.
 
 Loading the plugin is light (it runs in every pytest session of whoever installs rageval_lc): it imports
@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from rageval_lc.adapters.assertions import DEFAULT_JUDGE, assert_scores, configure_judge, configured_judge
+from rageval_lc.judges.factory import canonical_judge_spec
 
 __all__ = ["assert_scores", "judge_setting", "rageval_judge"]
 
@@ -43,17 +44,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="rageval_judge",
         default=None,
         metavar="JUDGE",
-        help="the judge assert_scores and the rageval_judge fixture use: labels, local (offline, the default) "
-        "or dspy:<model id> (default: the ini key rageval_judge, else $RAGEVAL_JUDGE, else local)",
+        help="the judge assert_scores and the rageval_judge fixture use: labels, offline (the default) "
+        "or dspy:<model id> (default: the ini key rageval_judge, else $RAGEVAL_JUDGE, else offline)",
     )
-    parser.addini("rageval_judge", help="the judge of assert_scores and rageval_judge (labels, local, dspy:<model>)")
+    parser.addini("rageval_judge", help="the judge of assert_scores and rageval_judge (labels, offline, dspy:<model>)")
 
 
 def judge_setting(config: pytest.Config) -> tuple[str, str]:
     """The judge name the session uses and where it comes from (option, ini key, environment or default).
 
     Raises:
-        pytest.UsageError: If the option or the ini key is not ``labels``, ``local`` or ``dspy:<model id>``
+        pytest.UsageError: If the option or the ini key is not ``labels``, ``offline`` or ``dspy:<model id>``
             (a bad ``$RAGEVAL_JUDGE`` fails only the tests that use the judge).
     """
     for value, source in (
@@ -62,11 +63,13 @@ def judge_setting(config: pytest.Config) -> tuple[str, str]:
         (os.environ.get("RAGEVAL_JUDGE"), "$RAGEVAL_JUDGE"),
     ):
         if value and str(value).strip():
-            spec = str(value).strip()
-            valid = spec in ("labels", "local") or (spec.startswith("dspy:") and bool(spec[5:].strip()))
+            spec = canonical_judge_spec(str(value))
+            valid = spec in ("labels", "offline") or (spec.startswith("dspy:") and bool(spec[5:].strip()))
             if not valid and source != "$RAGEVAL_JUDGE":  # the environment's is shared with the CLI: a test
                 # that uses the judge fails saying why, the other tests of the session run
-                msg = f"{source} must be labels, local or dspy:<model id> (e.g. dspy:openai/gpt-4o-mini). Got {spec!r}."
+                msg = (
+                    f"{source} must be labels, offline or dspy:<model id> (e.g. dspy:openai/gpt-4o-mini). Got {spec!r}."
+                )
                 raise pytest.UsageError(msg)
             return spec, source
     return DEFAULT_JUDGE, "default"

@@ -11,7 +11,7 @@ Example (the README's worked example runs it on 30 bundled rows)::
 
     report = align_judge(rows, out="my_judge.json")
     print(report.table())
-    judge = make_judge("local:my_judge.json")
+    judge = make_judge("offline:my_judge.json")
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ METRIC_MODELS: dict[str, tuple[str, ...]] = {
 
 def align_judge(
     data: object,
-    judge: Any = "local",
+    judge: Any = "offline",
     *,
     metrics: str | Sequence[str] = ("trace",),
     out: str | Path | None = None,
@@ -86,11 +86,12 @@ def align_judge(
 
     Args:
         data: labelled rows in any form :func:`~rageval_lc.datasets.labelled.read_labelled` reads.
-        judge: ``"local"``, ``"local:PATH"`` (start from an aligned judge), ``"local:nli=MODEL"`` (the offline judge
-            on an NLI model of one's own), a :class:`LocalJudge`, or an LLM judge.
+        judge: ``"offline"``, ``"offline:PATH"`` (start from an aligned judge), ``"offline:nli=MODEL"`` (the offline
+            judge on an NLI model of one's own; ``local`` is the old name of each), an :class:`OfflineJudge`, or an
+            LLM judge.
         metrics: the metrics to align (offline judge: :data:`METRIC_MODELS`; ``trace``: every model).
-        out: where to write the aligned judge (offline: JSON parameters, loaded by ``make_judge("local:PATH")``,
-            recording the NLI model when it is not the packaged one, e.g. ``local:nli=MODEL``'s, so that it loads
+        out: where to write the aligned judge (offline: JSON parameters, loaded by ``make_judge("offline:PATH")``,
+            recording the NLI model when it is not the packaged one, e.g. ``offline:nli=MODEL``'s, so that it loads
             again with them; LLM: ``DspyJudge.save``'s file, loaded by ``DspyJudge(lm).load(path)``).
         held_out: the share of rows (whole questions) held out.
         tolerance: see :attr:`AlignReport.worse`.
@@ -104,12 +105,14 @@ def align_judge(
     Raises:
         ValueError: On unreadable or unlabelled rows, unknown metrics, or too few rows to hold some out.
     """
-    from rageval_lc.judges.factory import make_judge, resolve_judge
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.factory import canonical_judge_spec, make_judge, resolve_judge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
     names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
     check = HeldOutCheck(held_out=held_out, seed=seed, force=force, tolerance=tolerance, progress=progress)
-    if not (isinstance(judge, LocalJudge) or (isinstance(judge, str) and judge.startswith("local"))):
+    if isinstance(judge, str):
+        judge = canonical_judge_spec(judge)
+    if not (isinstance(judge, OfflineJudge) or (isinstance(judge, str) and judge.startswith("offline"))):
         from rageval_lc.align.llm import align_llm_judge
         from rageval_lc.judges.llm.dspy_judge import DspyJudge
 
@@ -123,12 +126,12 @@ def align_judge(
         raise ValueError(f"Cannot align {unknown}: the offline judge aligns {', '.join(METRIC_MODELS)}.")
     models = sorted({model for m in names for model in METRIC_MODELS[m]})
     labelled = read_labelled(data)
-    local = judge if isinstance(judge, LocalJudge) else make_judge(judge)
-    if not isinstance(local, LocalJudge):
-        raise ValueError(f"align_judge fits the offline judge; got {type(local).__name__}.")
+    offline = judge if isinstance(judge, OfflineJudge) else make_judge(judge)
+    if not isinstance(offline, OfflineJudge):
+        raise ValueError(f"align_judge fits the offline judge; got {type(offline).__name__}.")
     fitted, held = split_labelled(labelled, held_out=check.held_out, seed=check.seed)
-    items, skipped = _featurise(local, labelled, progress=check.progress)
-    before = local.params
+    items, skipped = _featurise(offline, labelled, progress=check.progress)
+    before = offline.params
     after, report = align_items(
         [items[i] for i in fitted if items[i] is not None],
         [items[i] for i in held if items[i] is not None],
@@ -141,7 +144,9 @@ def align_judge(
     report.held_out_share = check.held_out
     if out is not None and (check.force or report.usable):
         path = Path(out)
-        nli = local.nli.record()  # the NLI model the features came from (None: the packaged one), loaded with the file
+        nli = (
+            offline.nli.record()
+        )  # the NLI model the features came from (None: the packaged one), loaded with the file
         meta = {
             **{k: v for k, v in before.metadata.items() if k != "nli_model"},
             **({"nli_model": nli} if nli else {}),

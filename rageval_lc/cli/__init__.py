@@ -1,8 +1,8 @@
 """The ``rageval`` command, one module a command, e.g. ``rageval evaluate rows.jsonl --out results.jsonl``.
 
-Judges: ``labels`` (labels already in the rows), ``local`` (offline; the default unless $RAGEVAL_JUDGE names
-another) and ``dspy:<model id>`` (any LiteLLM model, e.g. ``dspy:openai/gpt-4o-mini``, or a local
-OpenAI-compatible server with ``--api-base``).
+Judges: ``labels`` (labels already in the rows), ``offline`` (the offline judge, the default unless $RAGEVAL_JUDGE
+names another; ``local`` is its old name) and ``dspy:<model id>`` (any LiteLLM model, e.g.
+``dspy:openai/gpt-4o-mini``, or a local OpenAI-compatible server with ``--api-base``).
 
 Exit status: 0 when the command did its work, 1 where a command says so (``evaluate --strict``, ``agreement``,
 ``gate``, ``align``), 2 for a usage error or a file that cannot be read or written (one line on stderr, never a

@@ -1,5 +1,5 @@
 """``rageval agreement``: measure a judge against the labels in the rows, e.g.
-``rageval agreement ragbench.jsonl --judge local``; exit 1 when the judge failed on any row (those rows are left
+``rageval agreement ragbench.jsonl --judge offline``; exit 1 when the judge failed on any row (those rows are left
 out of the figures)."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from rageval_lc.cli import common
 HELP = "fit the offline judge to your labelled rows; measure it before and after on held-out rows"
 DESCRIPTION = """Split the labelled rows by question (--held-out of them, seeded), refit the offline judge's models
 on the rest, shrunk toward its current parameters, and print each held-out figure before and after with its
-paired-bootstrap 95% interval. --out writes the aligned judge (use it as --judge local:FILE) unless it is worse on
+paired-bootstrap 95% interval. --out writes the aligned judge (use it as --judge offline:FILE) unless it is worse on
 held-out rows, or they are too few to show that its verdicts are not (exit 1; the report says what rows to add;
 --force writes it anyway)."""
 
@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--judge",
-        default="local",
-        help=" | ".join(f for f in JUDGE_FORMS if f != "labels" and not f.startswith("cascade:")) + " (default: local)",
+        default="offline",
+        help=" | ".join(f for f in JUDGE_FORMS if f != "labels" and not f.startswith("cascade:"))
+        + " (default: offline)",
     )
     common.server_options(parser)
     parser.add_argument(
@@ -72,16 +73,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Align the judge, print the before-and-after report, and write the judge (and page) asked for."""
     from rageval_lc.align.offline import align_judge
-    from rageval_lc.judges.factory import make_judge
+    from rageval_lc.judges.factory import canonical_judge_spec, make_judge
 
-    if not args.judge.startswith(("local", "dspy:")):
+    args.judge = canonical_judge_spec(args.judge)  # the offline judge's old name, local, is offline
+    if not args.judge.startswith(("offline", "dspy:")):
         return common.error(
-            f"rageval align aligns the offline judge (local, local:FILE) or dspy:<model>; got {args.judge!r}."
+            f"rageval align aligns the offline judge (offline, offline:FILE) or dspy:<model>; got {args.judge!r}."
         )
     if not 0 < args.held_out < 1:
         return common.error(f"--held-out must be between 0 and 1. Got {args.held_out}.")
     if args.dry_run and not args.judge.startswith("dspy:"):
-        return common.error("--dry-run counts an LLM judge's model calls; the offline judge (local) makes none.")
+        return common.error("--dry-run counts an LLM judge's model calls; the offline judge makes none.")
     if args.checkpoint is not None and not args.judge.startswith("dspy:"):
         return common.error(
             "--checkpoint resumes an LLM judge's compile; the offline judge's refit is quick to run again."

@@ -53,8 +53,8 @@ def judge_options(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument(
         "--judge",
-        default=os.environ.get("RAGEVAL_JUDGE", "local"),
-        help=" | ".join(JUDGE_FORMS) + " (default: $RAGEVAL_JUDGE, else local)",
+        default=os.environ.get("RAGEVAL_JUDGE", "offline"),
+        help=" | ".join(JUDGE_FORMS) + " (default: $RAGEVAL_JUDGE, else offline; local is offline's old name)",
     )
     server_options(parser)
     parser.add_argument("--max-retries", type=int, default=2, help="extra attempts on unusable model output")
@@ -63,7 +63,7 @@ def judge_options(parser: argparse.ArgumentParser) -> None:
         "--device",
         default="auto",
         choices=DEVICE_CHOICES,
-        help="where the offline (local) judge runs: auto (CUDA, else MPS, else CPU; the default), cpu, cuda, mps",
+        help="where the offline judge runs: auto (CUDA, else MPS, else CPU; the default), cpu, cuda, mps",
     )
     parser.add_argument(
         "--escalate",

@@ -204,7 +204,7 @@ def verdict_confidence(result: SampleResult) -> dict[str, float]:
 
     Example:
         >>> notes = {"adherence_confidence": 0.8, "sentence_confidence": {"a": 0.9, "b": 0.6},
-        ...          "decided_by": {"a": "local", "b": "dspy:openai/gpt-4o-mini"},
+        ...          "decided_by": {"a": "offline", "b": "dspy:openai/gpt-4o-mini"},
         ...          "escalation": {"asked": 1, "status": "ok", "llm": "dspy:openai/gpt-4o-mini"}}
         >>> verdict_confidence(SampleResult(id="1", results={}, details={"trace": {"judge_notes": notes}}))
         {'confidence.adherence': 0.8, 'confidence.least': 0.6, 'decided_by_llm': 1.0}
@@ -258,7 +258,7 @@ def evaluate(
             (:func:`~rageval_lc.datasets.inputs.read_samples`); all read before any is scored. A sample without
             an id is given its index.
         metrics: metric names or a comma-separated string.
-        judge: a judge, a judge name (``"local"``, ``"labels"``, ``"dspy:<model>"``), a ``dspy.LM`` or a
+        judge: a judge, a judge name (``"offline"``, ``"labels"``, ``"dspy:<model>"``), a ``dspy.LM`` or a
             LangChain chat model; None: the offline judge.
         concurrency: samples scored at once (threads; in each worker with ``workers`` > 1).
         workers: worker processes, each loading the judge's models once (every core for the offline judge;

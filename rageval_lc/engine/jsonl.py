@@ -32,7 +32,7 @@ from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.engine.engine import Unreadable, metric_specs, score_items
 from rageval_lc.files import decode_line, jsonl_line, line_sha256
 from rageval_lc.judges.base import Judge
-from rageval_lc.judges.factory import resolve_judge
+from rageval_lc.judges.factory import canonical_judge_spec, resolve_judge
 from rageval_lc.metrics.trace import TraceMode
 from rageval_lc.reports.summary import DEFAULT_RESAMPLES, ScoreSummary, reference_view, row_outcome, summarize
 from rageval_lc.schema import RagSample
@@ -380,17 +380,23 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 def settings_mismatch(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, Any]) -> str | None:
     """Why rows already in an output cannot be kept beside rows scored with ``settings`` (their ``run``
-    differs, or is missing), naming the options that differ; None when every row matches.
+    differs, or is missing), naming the options that differ; None when every row matches. A judge recorded
+    under an old name (``local``, the offline judge's) is the judge of its canonical name
+    (:func:`~rageval_lc.judges.factory.canonical_judge_spec`).
 
     Example:
         >>> now = run_settings("trace")
         >>> print(settings_mismatch([{"line": 1, "run": {**now, "trace_mode": "capstone"}}], now))
         line 1 was scored with --trace-mode capstone, not --trace-mode ragbench
+        >>> print(settings_mismatch([{"line": 1, "run": {**now, "judge": "local"}}], {**now, "judge": "offline"}))
+        None
     """
+    settings = _canonical_judge(settings)
     for row in rows:
         run = row.get("run")
         if run is None:
             return f"line {row['line']} was scored without its run settings (by an older rageval)"
+        run = _canonical_judge(run)
         differ = [key for key in {**settings, **run} if run.get(key) != settings.get(key)]
         if differ == ["criteria"]:
             then, now = run.get("criteria") or {}, settings.get("criteria") or {}
@@ -401,6 +407,12 @@ def settings_mismatch(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, 
             now = ", ".join(_option(key, settings.get(key)) for key in differ)
             return f"line {row['line']} was scored with {then}, not {now}"
     return None
+
+
+def _canonical_judge(settings: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``settings`` with the judge's name in its canonical spelling (an older rageval wrote ``local``)."""
+    judge = settings.get("judge")
+    return {**settings, "judge": canonical_judge_spec(judge)} if isinstance(judge, str) else settings
 
 
 def _option(key: str, value: Any) -> str:

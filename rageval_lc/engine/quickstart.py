@@ -33,16 +33,16 @@ def _score(lines: list[str], judge: object) -> tuple[list[dict], object]:
 def run_quickstart(stream: TextIO) -> int:
     """Score the bundled rows, print the tables to ``stream``; return 0 when the labels judge reproduces them."""
     from rageval_lc.judges import LabelsJudge
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
     lines = files("rageval_lc.data").joinpath(QUICKSTART_FILE).read_text(encoding="utf-8").splitlines()
     released = {}
     for line in lines:
         record = ragbench_record(json.loads(line))
         released[record.sample.id] = record.released_scores
-    local_rows, local_report = _score(lines, LocalJudge())
+    offline_rows, offline_report = _score(lines, OfflineJudge())
     label_rows, label_report = _score(lines, LabelsJudge())
-    failed = [r for r in local_rows if "error" in r["status"].values()]
+    failed = [r for r in offline_rows if "error" in r["status"].values()]
     if failed:  # the offline judge could not score a bundled row: say why, not a table of holes
         for row in failed:
             reason = next(row["reason"][name] for name, status in row["status"].items() if status == "error")
@@ -50,7 +50,7 @@ def run_quickstart(stream: TextIO) -> int:
         return 1
 
     table = []
-    for row in local_rows:
+    for row in offline_rows:
         truth = released[row["id"]]
         scores = row["scores"]
         dataset, ragbench_id, _ = row["id"].split(":", 2)
@@ -90,7 +90,7 @@ def run_quickstart(stream: TextIO) -> int:
         file=stream,
     )
     rmse = {
-        m: math.sqrt(sum((r["scores"][m] - released[r["id"]][m]) ** 2 for r in local_rows) / len(local_rows))
+        m: math.sqrt(sum((r["scores"][m] - released[r["id"]][m]) ** 2 for r in offline_rows) / len(offline_rows))
         for m in ("context_relevance", "context_utilization", "completeness")
     }
     print(
@@ -98,7 +98,7 @@ def run_quickstart(stream: TextIO) -> int:
         file=stream,
     )
     print("\nSummary of the offline judge (mean over ok rows):\n", file=stream)
-    print(format_summary(local_report.summaries), file=stream)
+    print(format_summary(offline_report.summaries), file=stream)
 
     matches = sum(all(abs(r["scores"][m] - released[r["id"]][m]) < 1e-12 for m in TRACE_METRICS) for r in label_rows)
     print(f"\nReleased RAGBench scores reproduced on {matches} of {len(label_rows)} rows (labels judge).", file=stream)
@@ -107,5 +107,5 @@ def run_quickstart(stream: TextIO) -> int:
         "--judge dspy:openai/gpt-4o-mini for an LLM)",
         file=stream,
     )
-    ok = matches == len(label_rows) and not label_report.failed and not local_report.failed
+    ok = matches == len(label_rows) and not label_report.failed and not offline_report.failed
     return 0 if ok else 1

@@ -541,15 +541,15 @@ def on_actor_device(judge: Any, gpu_ids: Sequence[Any]) -> None:
     head, GPU workers). Other judges are left as they are.
 
     Example:
-        >>> from rageval_lc.judges.offline.judge import LocalJudge
-        >>> judge = LocalJudge(device="cpu")
+        >>> from rageval_lc.judges.offline.judge import OfflineJudge
+        >>> judge = OfflineJudge(device="cpu")
         >>> on_actor_device(judge, gpu_ids=[0])
         >>> judge.device, judge.nli.device, judge.encoder.encoder.device
         ('cuda', 'cuda', 'cuda')
     """
-    local = sys.modules.get("rageval_lc.judges.offline.judge")  # imported when a LocalJudge was unpickled
+    module = sys.modules.get("rageval_lc.judges.offline.judge")  # imported when an OfflineJudge was unpickled
     inner = getattr(judge, "offline", None) or getattr(judge, "judge", judge)  # a cascade's, or the wrapped one
-    if local is None or not isinstance(inner, local.LocalJudge):
+    if module is None or not isinstance(inner, module.OfflineJudge):
         return
     device = "cuda" if gpu_ids else "cpu"
     for part in (inner, inner.nli, getattr(inner.encoder, "encoder", None)):

@@ -1,6 +1,6 @@
 """Judges: what turns a sample into labels and verdicts.
 
-``labels`` reads labels already in the data; :class:`LocalJudge` (:mod:`rageval_lc.judges.offline`) runs
+``labels`` reads labels already in the data; :class:`OfflineJudge` (:mod:`rageval_lc.judges.offline`) runs
 offline on the packaged sentence-transformers model; :class:`DspyJudge` (:mod:`rageval_lc.judges.llm`) uses
 any DSPy LM or LangChain chat model; :class:`CascadeJudge` sends the offline judge's least confident verdicts
 to an LLM judge. The heavy ones load their heavy dependencies when first used, so importing
@@ -26,6 +26,7 @@ __all__ = [
     "Judgement",
     "LabelsJudge",
     "LocalJudge",
+    "OfflineJudge",
     "declare",
     "make_judge",
     "undeclare",
@@ -37,7 +38,8 @@ _LAZY = {
     "declare": "rageval_lc.judges.declarations",
     "undeclare": "rageval_lc.judges.declarations",
     "DspyJudge": "rageval_lc.judges.llm.dspy_judge",
-    "LocalJudge": "rageval_lc.judges.offline.judge",
+    "LocalJudge": "rageval_lc.judges.offline.judge",  # OfflineJudge's old name
+    "OfflineJudge": "rageval_lc.judges.offline.judge",
     "make_judge": "rageval_lc.judges.factory",
 }
 

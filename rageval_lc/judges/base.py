@@ -78,14 +78,14 @@ class Judge(Protocol):
 
     name: str
     supports: frozenset[str]
-    encoder: Any  # a CachedEncoder the embedding metrics may share (the local judge's model), or None
+    encoder: Any  # a CachedEncoder the embedding metrics may share (the offline judge's model), or None
 
     def planned_calls(self, judgement: str) -> int:
         """Model calls one ``judgement`` costs per sample, before any retry (0 for no model)."""
         ...
 
     def prepare(self, samples: Sequence[RagSample]) -> None:
-        """Get ready to judge ``samples`` (the local judge encodes their texts in one batched pass)."""
+        """Get ready to judge ``samples`` (the offline judge encodes their texts in one batched pass)."""
         ...
 
     def estimate_prompt_tokens(self, judgement: str, sample: RagSample) -> int | None:

@@ -76,7 +76,7 @@ class CascadeJudge(Portable, BaseJudge):
     """The offline judge, with its least confident verdicts re-judged by an LLM judge.
 
     Args:
-        offline: the judge that decides first and gives each verdict a confidence (the offline ``LocalJudge``).
+        offline: the judge that decides first and gives each verdict a confidence (the offline judge, ``OfflineJudge``).
         llm: the judge the least confident verdicts go to (any judge that makes ``verify_claims`` and
             ``context_relevance``: a ``DspyJudge``).
         escalate: the share of verdicts to escalate (0-1), or
@@ -323,11 +323,11 @@ def _escalate(
     cascade: CascadeJudge, name: str, inputs: Mapping[str, Any], offline: Judgement[Any], chosen: list[int]
 ) -> Judgement[Any]:
     """``offline`` with the verdicts at ``chosen`` re-judged by the LLM (or kept, with why, when it fails)."""
-    local, llm_name = cascade.offline.name, cascade.llm.name
+    first, llm_name = cascade.offline.name, cascade.llm.name
     count = _count(name, offline.value)
     if not chosen:
         nothing = {"asked": 0, "status": "ok", "llm": llm_name}
-        return _with(offline, offline.value, [local] * count, nothing, offline.usage, local)
+        return _with(offline, offline.value, [first] * count, nothing, offline.usage, first)
     question, texts, contexts = _request(name, inputs, offline.value, chosen)
     asked = ESCALATED[name][1]
     if asked == "verify_claims":
@@ -345,11 +345,11 @@ def _escalate(
             "status": answer.status if not answer.ok else "undetermined",
             "reason": f"{why}; the offline verdicts stand",
         }
-        return _with(offline, offline.value, [local] * count, escalation, usage, local)
+        return _with(offline, offline.value, [first] * count, escalation, usage, first)
     value, changed = _merged(name, offline.value, chosen, verdicts, llm_name)
-    decided = [llm_name if i in set(chosen) else local for i in range(count)]
+    decided = [llm_name if i in set(chosen) else first for i in range(count)]
     escalation = {"asked": len(chosen), "llm": llm_name, "status": "ok", "changed": changed}
-    return _with(offline, value, decided, escalation, usage, local)
+    return _with(offline, value, decided, escalation, usage, first)
 
 
 def _count(name: str, value: Any) -> int:
@@ -417,7 +417,7 @@ def _merged(name: str, value: Any, chosen: list[int], answers: list[Any], by: st
 
 
 def _with(
-    offline: Judgement[Any], value: Any, decided: list[str], escalation: dict[str, Any], usage: Any, local: str
+    offline: Judgement[Any], value: Any, decided: list[str], escalation: dict[str, Any], usage: Any, first: str
 ) -> Judgement[Any]:
     """The judgement with its (merged) verdicts, who decided each, and what the escalation did."""
     notes = dict(offline.notes)
@@ -428,7 +428,7 @@ def _with(
         notes["sentence_verdicts"] = {
             s.response_sentence_key: (
                 offline_verdicts.get(s.response_sentence_key, "supported")
-                if by == local
+                if by == first
                 else "supported"
                 if s.fully_supported
                 else "not_found"

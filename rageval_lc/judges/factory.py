@@ -1,17 +1,20 @@
-"""Build a judge from its command-line name: ``labels``, ``local``, ``local:<file>``, ``local:nli=<model>``,
-``dspy:<model id>`` or ``cascade:<offline judge>,dspy:<model id>``.
+"""Build a judge from its command-line name: ``labels``, ``offline``, ``offline:<file>``, ``offline:nli=<model>``,
+``dspy:<model id>`` or ``cascade:<offline judge>,dspy:<model id>``. The offline judge's old name, ``local``
+(``local``, ``local:<file>``, ``cascade:local,...``), is read as ``offline`` (:func:`canonical_judge_spec`).
 
 Example:
     >>> make_judge("labels").name
     'labels'
-    >>> local_options("nli=models/my-nli,judge=my_judge.json")
+    >>> offline_options("nli=models/my-nli,judge=my_judge.json")
     {'nli': 'models/my-nli', 'judge': 'my_judge.json'}
+    >>> canonical_judge_spec("cascade:local:my_judge.json,dspy:openai/gpt-4o-mini")
+    'cascade:offline:my_judge.json,dspy:openai/gpt-4o-mini'
     >>> make_judge("gpt-4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'local', 'local:<aligned judge file>', \
-'local:nli=<NLI model folder or id>', 'local:nli=<NLI model folder or id>,judge=<aligned judge file>', \
-'dspy:<model id>' or 'cascade:local,dspy:<model id>' ...
+    ValueError: Unknown judge 'gpt-4'. Use 'labels', 'offline', 'offline:<aligned judge file>', \
+'offline:nli=<NLI model folder or id>', 'offline:nli=<NLI model folder or id>,judge=<aligned judge file>', \
+'dspy:<model id>' or 'cascade:offline,dspy:<model id>' ...
 """
 
 from __future__ import annotations
@@ -25,20 +28,51 @@ from typing import Any
 from rageval_lc.judges.base import Judge, as_judge
 from rageval_lc.judges.labels import LabelsJudge
 
-__all__ = ["JUDGE_CHOICES", "JUDGE_FORMS", "local_options", "make_judge", "resolve_judge"]
+__all__ = [
+    "JUDGE_CHOICES",
+    "JUDGE_FORMS",
+    "canonical_judge_spec",
+    "local_options",
+    "make_judge",
+    "offline_options",
+    "resolve_judge",
+]
 
 #: Every form of judge name :func:`make_judge` reads (the ``--judge`` help lists them from here).
 JUDGE_FORMS: tuple[str, ...] = (
     "labels",
-    "local",
-    "local:<aligned judge file>",
-    "local:nli=<NLI model folder or id>",
-    "local:nli=<NLI model folder or id>,judge=<aligned judge file>",
+    "offline",
+    "offline:<aligned judge file>",
+    "offline:nli=<NLI model folder or id>",
+    "offline:nli=<NLI model folder or id>,judge=<aligned judge file>",
     "dspy:<model id>",
-    "cascade:local,dspy:<model id>",
+    "cascade:offline,dspy:<model id>",
 )
 JUDGE_CHOICES = ", ".join(repr(form) for form in JUDGE_FORMS[:-1]) + f" or {JUDGE_FORMS[-1]!r}"
-_LOCAL_KEYS = ("nli", "judge")
+_OFFLINE_KEYS = ("nli", "judge")
+#: The offline judge's old name, read as ``offline`` wherever a judge is named.
+_OLD_OFFLINE = "local"
+
+
+def canonical_judge_spec(spec: str) -> str:
+    """The judge name ``spec`` in its one spelling: the offline judge's old name ``local`` (alone, before a colon,
+    or as a cascade's first judge) becomes ``offline``; any other name is returned stripped and unchanged.
+
+    Example:
+        >>> [canonical_judge_spec(s) for s in ("local", "local:nli=my-nli", " offline ", "dspy:openai/local")]
+        ['offline', 'offline:nli=my-nli', 'offline', 'dspy:openai/local']
+        >>> canonical_judge_spec("cascade:local,dspy:openai/gpt-4o-mini")
+        'cascade:offline,dspy:openai/gpt-4o-mini'
+    """
+    spec = spec.strip()
+    if spec.startswith("cascade:"):
+        first, comma, llm = spec.removeprefix("cascade:").rpartition(",dspy:")
+        return f"cascade:{canonical_judge_spec(first)},dspy:{llm}" if comma else spec
+    if spec == _OLD_OFFLINE:
+        return "offline"
+    if spec.startswith(f"{_OLD_OFFLINE}:"):
+        return "offline:" + spec.removeprefix(f"{_OLD_OFFLINE}:")
+    return spec
 
 
 def make_judge(
@@ -55,13 +89,14 @@ def make_judge(
     """Return the judge a name stands for.
 
     Args:
-        spec: ``labels`` (labels in the data), ``local`` (offline, the packaged model), ``local:PATH`` (the
-            offline judge aligned by ``rageval align``, its parameters at PATH, with the NLI model it was aligned
-            with), ``local:nli=MODEL`` (the offline judge on an NLI or consistency model of one's own, a folder or
-            a model id: :class:`~rageval_lc.judges.offline.cross_encoder.CrossEncoderNli`;
-            ``local:nli=MODEL,judge=PATH`` with aligned parameters too; see :func:`local_options`) or
+        spec: ``labels`` (labels in the data), ``offline`` (the offline judge, the packaged model),
+            ``offline:PATH`` (the offline judge aligned by ``rageval align``, its parameters at PATH, with the NLI
+            model it was aligned with), ``offline:nli=MODEL`` (the offline judge on an NLI or consistency model of
+            one's own, a folder or a model id: :class:`~rageval_lc.judges.offline.cross_encoder.CrossEncoderNli`;
+            ``offline:nli=MODEL,judge=PATH`` with aligned parameters too; see :func:`offline_options`),
             ``dspy:<model id>`` (any LiteLLM model id, e.g. ``dspy:openai/gpt-4o-mini`` or ``dspy:openai/gemma``
-            with ``api_base`` pointing at a local OpenAI-compatible server).
+            with ``api_base`` pointing at a local OpenAI-compatible server) or ``cascade:<offline judge>,dspy:<model
+            id>``. The old name ``local`` stands for ``offline`` in every form (:func:`canonical_judge_spec`).
         api_base: the server URL for ``dspy:`` judges.
         api_key_env: the environment variable holding the API key for ``dspy:`` judges.
         max_retries: extra attempts on unusable model output (``dspy:`` judges).
@@ -73,27 +108,27 @@ def make_judge(
 
     Raises:
         ValueError: For an unknown name, an empty model id, a missing API-key variable, an unknown device,
-            or (``local``) a device this machine does not have.
+            or (``offline``) a device this machine does not have.
     """
     from rageval_lc.judges.offline.devices import check_device
 
     check_device(device)
-    spec = spec.strip()
+    spec = canonical_judge_spec(spec)
     if spec.startswith("cascade:"):
         llm = {"api_base": api_base, "api_key_env": api_key_env, "max_retries": max_retries}
         return _cascade(spec, llm, device=device, escalate=escalate, escalate_below=escalate_below, **kwargs)
     if escalate is not None or escalate_below is not None:
-        msg = f"escalate and escalate_below are for a cascade judge ('cascade:local,dspy:<model id>'), not {spec!r}."
+        msg = f"escalate and escalate_below are for a cascade judge ('cascade:offline,dspy:<model id>'), not {spec!r}."
         raise ValueError(msg)
     if spec == "labels":
         return LabelsJudge()
-    if spec == "local":
-        from rageval_lc.judges.offline.judge import LocalJudge
+    if spec == "offline":
+        from rageval_lc.judges.offline.judge import OfflineJudge
 
-        return LocalJudge(device=device, **kwargs)
-    if spec.startswith("local:"):
-        options = local_options(spec.removeprefix("local:"))
-        return _aligned_local_judge(options.get("judge"), nli=options.get("nli"), device=device, **kwargs)
+        return OfflineJudge(device=device, **kwargs)
+    if spec.startswith("offline:"):
+        options = offline_options(spec.removeprefix("offline:"))
+        return _aligned_offline_judge(options.get("judge"), nli=options.get("nli"), device=device, **kwargs)
     if spec.startswith("dspy:"):
         model = spec.removeprefix("dspy:").strip()
         if not model:
@@ -123,16 +158,16 @@ def _cascade(
     escalate_below: float | None,
     **options: Any,
 ) -> Judge:
-    """``cascade:<offline judge>,dspy:<model id>``: the offline judge (any ``local`` form) first, its least confident
+    """``cascade:<offline judge>,dspy:<model id>``: the offline judge (any ``offline`` form) first, its least confident
     verdicts sent to the LLM judge (:class:`~rageval_lc.judges.cascade.CascadeJudge`)."""
     from rageval_lc.judges.cascade import CascadeJudge
 
     offline, comma, llm = spec.removeprefix("cascade:").rpartition(",dspy:")
     offline = offline.strip()
-    if not comma or not (offline == "local" or offline.startswith("local:")):
+    if not comma or not (offline == "offline" or offline.startswith("offline:")):
         msg = (
             f"A cascade judge is 'cascade:<offline judge>,dspy:<model id>', e.g. "
-            f"'cascade:local,dspy:openai/gpt-4o-mini'. Got {spec!r}."
+            f"'cascade:offline,dspy:openai/gpt-4o-mini'. Got {spec!r}."
         )
         raise ValueError(msg)
     if escalate is None and escalate_below is None:
@@ -143,44 +178,48 @@ def _cascade(
     return CascadeJudge(first, second, escalate=escalate, escalate_below=escalate_below)
 
 
-def local_options(text: str) -> dict[str, str]:
-    """What follows ``local:`` in a judge name: ``{"judge": PATH}`` for an aligned judge file, or the
+def offline_options(text: str) -> dict[str, str]:
+    """What follows ``offline:`` in a judge name: ``{"judge": PATH}`` for an aligned judge file, or the
     comma-separated ``nli=MODEL`` and ``judge=PATH`` (a comma inside a value is kept unless ``nli=`` or ``judge=``
     follows it).
 
     Raises:
-        ValueError: For nothing after ``local:``, an empty value or a repeated key.
+        ValueError: For nothing after ``offline:``, an empty value or a repeated key.
     """
     text = text.strip()
     if not text:
         msg = (
-            "A 'local:' judge needs the path of an aligned judge after the colon, e.g. 'local:my_judge.json', "
-            "or an NLI model, e.g. 'local:nli=models/my-nli'."
+            "An 'offline:' judge needs the path of an aligned judge after the colon, e.g. 'offline:my_judge.json', "
+            "or an NLI model, e.g. 'offline:nli=models/my-nli'."
         )
         raise ValueError(msg)
-    if not text.startswith(tuple(f"{key}=" for key in _LOCAL_KEYS)):
+    if not text.startswith(tuple(f"{key}=" for key in _OFFLINE_KEYS)):
         return {"judge": text}
     options: dict[str, str] = {}
-    for part in re.split(rf",\s*(?=(?:{'|'.join(_LOCAL_KEYS)})=)", text):
+    for part in re.split(rf",\s*(?=(?:{'|'.join(_OFFLINE_KEYS)})=)", text):
         key, _, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if key in options or not value:
             why = "repeated" if key in options else "empty"
-            msg = f"In 'local:{text}': {why} option {key!r}. Use 'local:nli=<model folder or id>[,judge=<file>]'."
+            msg = f"In 'offline:{text}': {why} option {key!r}. Use 'offline:nli=<model folder or id>[,judge=<file>]'."
             raise ValueError(msg)
         options[key] = value
     return options
 
 
-def _aligned_local_judge(path: str | None, *, nli: str | None = None, device: str, **kwargs: Any) -> Judge:
+#: :func:`offline_options`' old name.
+local_options = offline_options
+
+
+def _aligned_offline_judge(path: str | None, *, nli: str | None = None, device: str, **kwargs: Any) -> Judge:
     """The offline judge on parameters written by ``rageval align`` (read now, so a worker process or a Ray
     actor gets them with the pickled judge, not a path it may not have), and on the NLI model ``nli`` (None: the
     one they were aligned with)."""
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
     from rageval_lc.judges.offline.model import LocalParams
 
     if path is None:
-        return LocalJudge(device=device, nli=nli, **kwargs)
+        return OfflineJudge(device=device, nli=nli, **kwargs)
     if not Path(path).is_file():
         msg = f"No aligned judge at {path!r} (write one with `rageval align`)."
         raise ValueError(msg)
@@ -189,23 +228,23 @@ def _aligned_local_judge(path: str | None, *, nli: str | None = None, device: st
     except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError is a ValueError
         msg = f"{path!r} is not an aligned offline judge: {exc}"
         raise ValueError(msg) from exc
-    return LocalJudge(device=device, params=params, nli=nli, **kwargs)
+    return OfflineJudge(device=device, params=params, nli=nli, **kwargs)
 
 
 @lru_cache(maxsize=1)
-def _local_judge(device: str) -> Judge:
-    from rageval_lc.judges.offline.judge import LocalJudge
+def _offline_judge(device: str) -> Judge:
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
-    return LocalJudge(device=device)
+    return OfflineJudge(device=device)
 
 
 def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
     """A judge from what the API and the integrations accept.
 
-    None → the offline local judge (one per process); ``"local"``, ``"labels"`` or ``"dspy:<model id>"``
-    → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain chat model → a
-    :class:`~rageval_lc.judges.DspyJudge` on it; a judge (:class:`~rageval_lc.judges.base.Judge`) → itself.
-    ``device`` is where an offline judge built here runs (see :func:`make_judge`).
+    None or ``"offline"`` (its old name ``"local"`` too) → the offline judge (one per process); ``"labels"``,
+    ``"dspy:<model id>"`` or another name → :func:`~rageval_lc.judges.make_judge`; a ``dspy.LM`` or a LangChain
+    chat model → a :class:`~rageval_lc.judges.DspyJudge` on it; a judge (:class:`~rageval_lc.judges.base.Judge`)
+    → itself. ``device`` is where an offline judge built here runs (see :func:`make_judge`).
 
     Raises:
         TypeError: If ``judge`` has ``supports`` but misses part of the judge contract (the message names it).
@@ -214,8 +253,8 @@ def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
     from rageval_lc.judges.offline.devices import check_device, resolve_device
 
     check_device(device)
-    if judge is None or judge == "local":
-        return _local_judge(resolve_device(device))  # one per process and device
+    if judge is None or (isinstance(judge, str) and canonical_judge_spec(judge) == "offline"):
+        return _offline_judge(resolve_device(device))  # one per process and device
     if isinstance(judge, str):
         return make_judge(judge, device=device)
     if isinstance(judge, Judge):

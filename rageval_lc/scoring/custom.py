@@ -15,7 +15,7 @@ metric, the callback handler and the dry run.
   level and a reason, in one call of its own (a DSPy Signature built from the criteria, run by a
   :class:`~rageval_lc.judges.llm.modules.CriteriaJudge` module: compiled, saved and loaded as the built-in
   judges' modules). The score is the level rescaled to [0, 1]: ``(level - lowest) / (highest - lowest)``.
-  A judge that cannot judge criteria (the offline ``local`` judge, ``labels``) leaves it ``undetermined``
+  A judge that cannot judge criteria (the ``offline`` judge, ``labels``) leaves it ``undetermined``
   with a reason saying it needs an LLM judge.
 - :func:`register_metric`: ``score(sample)`` returns a float in [0, 1], a ``(float, reason)`` pair or a
   :class:`~rageval_lc.schema.MetricResult`; an exception or another value is that metric's ``error``.

@@ -89,7 +89,7 @@ class ScoringOptions:
         scoring_mode: how judgements are shared (see the module docstring).
         questions: how many questions answer relevance generates (the reference's n=3).
         embeddings: the :class:`~rageval_lc.judges.offline.embeddings.EmbeddingScorer` for semantic similarity,
-            BERTScore and answer relevance; None: the local judge's model, else the packaged model.
+            BERTScore and answer relevance; None: the offline judge's model, else the packaged model.
         ragas_weights: the composite's weights.
         no_contexts_reason: why a metric that needs contexts is undetermined on a sample without any.
     """
@@ -166,7 +166,7 @@ class SampleJudgements:
 
     @property
     def embeddings(self) -> EmbeddingScorer:
-        """The embedding scorer: the options', the local judge's model, or the packaged model."""
+        """The embedding scorer: the options', the offline judge's model, or the packaged model."""
         if self.options.embeddings is not None:
             return self.options.embeddings
         from rageval_lc.judges.offline.encoder import CachedEncoder  # numpy only; loads no model

@@ -94,7 +94,7 @@ def evaluate_sample(
         sample: the sample to score: a :class:`RagSample`, or a row or sample object as
             :func:`~rageval_lc.datasets.inputs.to_sample` reads it (our, ragas' or deepeval's field names).
         metrics: metric names from :data:`REGISTRY`, or a comma-separated string.
-        judge: what labels the sample: a judge, a judge name (``"local"``, ``"labels"``,
+        judge: what labels the sample: a judge, a judge name (``"offline"``, ``"labels"``,
             ``"dspy:<model>"``), a ``dspy.LM`` or a LangChain chat model; None: the offline judge. Resolved here,
             once (:func:`~rageval_lc.judges.factory.resolve_judge`); the layers below take the judge it gives.
         trace_mode: ``"ragbench"`` or ``"capstone"`` (see :mod:`rageval_lc.metrics.trace`).
@@ -102,7 +102,7 @@ def evaluate_sample(
         scoring_mode: ``"shared"`` (at most 3 judge calls for the whole suite), ``"fused"`` (1 call) or
             ``"separate"`` (one judgement per metric); see :mod:`rageval_lc.scoring.plan`.
         embeddings: an :class:`~rageval_lc.judges.offline.embeddings.EmbeddingScorer` for the embedding metrics;
-            None: the local judge's model, else the packaged all-MiniLM-L6-v2.
+            None: the offline judge's model, else the packaged all-MiniLM-L6-v2.
         no_contexts_reason: the reason given to the context metrics' scores on a sample without
             contexts (integrations that look for retriever runs say that none was found in the run).
 

@@ -115,10 +115,10 @@ def test_the_default_judge_is_the_offline_one(pytester: pytest.Pytester) -> None
     # sys.modules afterwards (it restores the module table), breaking a later import of torch here.
     pytester.makepyfile(
         test_judge="""
-        from rageval_lc.judges.offline.judge import LocalJudge
+        from rageval_lc.judges.offline.judge import OfflineJudge
 
         def test_it(rageval_judge):
-            assert isinstance(rageval_judge, LocalJudge)
+            assert isinstance(rageval_judge, OfflineJudge)
         """
     )
     result = pytester.runpytest_subprocess("-p", PLUGIN, "-p", "no:cacheprovider")
@@ -130,7 +130,15 @@ def test_a_bad_judge_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     result = pytester.runpytest("-p", PLUGIN, "--rageval-judge", "gpt4")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--rageval-judge must be labels, local or dspy:<model id>*Got 'gpt4'."])
+    result.stderr.fnmatch_lines(["*--rageval-judge must be labels, offline or dspy:<model id>*Got 'gpt4'."])
+
+
+@pytest.mark.parametrize("name", ["offline", "local"])
+def test_the_offline_judge_is_named_offline_its_old_name_too(pytester: pytest.Pytester, name: str) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")  # the judge is not built: nothing asks for it
+    result = pytester.runpytest("-p", PLUGIN, "--rageval-judge", name)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["rageval: judge offline (from --rageval-judge)"])
 
 
 def test_a_nested_session_gives_the_outer_judge_back(pytester: pytest.Pytester) -> None:

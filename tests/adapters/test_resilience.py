@@ -15,7 +15,7 @@ from rageval_lc.adapters import RagEvalCallbackHandler, RagEvaluator, dspy_metri
 from rageval_lc.judges.base import BaseJudge
 from rageval_lc.judges.factory import resolve_judge
 from rageval_lc.judges.offline.devices import gpu_hardware_present
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.resilient import ResilientJudge
 from rageval_lc.verdicts import AnswerLabel, Judgement
 
@@ -84,10 +84,10 @@ def test_langsmith_evaluator_and_dspy_metric_retry_a_transient_failure() -> None
 def test_default_judge_is_the_offline_judge_wrapped() -> None:
     evaluator = RagEvaluator("faithfulness", requests_per_minute=600, timeout_s=30)
     judge = evaluator.scorer.judge
-    assert isinstance(judge, ResilientJudge) and isinstance(judge.judge, LocalJudge)
+    assert isinstance(judge, ResilientJudge) and isinstance(judge.judge, OfflineJudge)
     assert (judge.limiter.per_minute, judge.timeout_s, judge.retries) == (600, 30, 3)
     handler = RagEvalCallbackHandler(["faithfulness"], background=False, cache_dir=None)
-    assert isinstance(handler.judge, ResilientJudge) and isinstance(handler.judge.judge, LocalJudge)
+    assert isinstance(handler.judge, ResilientJudge) and isinstance(handler.judge.judge, OfflineJudge)
 
 
 # --- issue 44, item 12: constructing builds nothing a first score does not need at once --------------------------

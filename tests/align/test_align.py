@@ -235,8 +235,8 @@ def test_too_few_rows_or_an_llm_judge_is_a_clear_error(tmp_path: Path, capsys: p
     assert main(["align", str(source), "--checkpoint", str(tmp_path / "cp")]) == 2
     err = capsys.readouterr().err
     assert "--checkpoint resumes an LLM judge's compile" in err
-    assert "the offline judge (local) makes none" in err
-    assert "aligns the offline judge (local, local:FILE) or dspy:<model>" in err
+    assert "the offline judge makes none" in err
+    assert "aligns the offline judge (offline, offline:FILE) or dspy:<model>" in err
 
 
 # -- an aligned judge wherever a judge is accepted ----------------------------------------------------------
@@ -273,7 +273,7 @@ def test_an_aligned_judge_gives_its_own_scores_in_every_entry_point(aligned_file
     from rageval_lc.adapters.langchain import RagEvaluator
     from rageval_lc.judges.factory import make_judge
 
-    spec = f"local:{aligned_file}"
+    spec = f"offline:{aligned_file}"
     shipped = evaluate([SAMPLE], "trace").results[0].results
     aligned = evaluate([SAMPLE], "trace", judge=spec).results[0].results
     python = aligned["adherence_probability"].score
@@ -390,7 +390,7 @@ def test_the_first_use_trial_is_refused_or_no_worse(tmp_path: Path) -> None:
     if not math.isinf(report.strengths["hallucination"]):
         assert report.thresholds["adherence"][0] == LocalParams.load().adherence_threshold
         assert LocalParams.load(out).adherence_threshold == report.thresholds["adherence"][1]
-    shipped, aligned = right_verdicts("local", other), right_verdicts(f"local:{out}", other)
+    shipped, aligned = right_verdicts("offline", other), right_verdicts(f"offline:{out}", other)
     if report.usable:
         assert aligned >= shipped
     else:  # 6 held-out rows of a kind are too few to exclude a loss: refused, with what to add
@@ -438,7 +438,7 @@ def test_a_reason_never_reads_against_its_verdict(aligned_file: Path) -> None:
     reads as supported (entailment 0.96): the reasons say that the answer's verdict flags it, and by what figure."""
     from rageval_lc import evaluate
 
-    row = evaluate([SAMPLE], "trace,faithfulness", judge=f"local:{aligned_file}").results[0].results
+    row = evaluate([SAMPLE], "trace,faithfulness", judge=f"offline:{aligned_file}").results[0].results
     threshold = LocalParams.load(aligned_file).adherence_threshold
     probability = row["adherence_probability"].score
     assert row["adherence"].score == 0.0 and probability < threshold

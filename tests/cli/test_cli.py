@@ -274,7 +274,7 @@ def test_cli_scores_a_row_without_contexts(tmp_path: Path, capsys) -> None:
     out = tmp_path / "out.jsonl"
     metrics = "trace,faithfulness,context_precision,context_recall,answer_relevance,ragas_score,factual_accuracy,"
     metrics += "answer_classification,semantic_similarity,bert_score"
-    args = ["evaluate", str(source), "--metrics", metrics, "--judge", "local", "--out", str(out), "--no-progress"]
+    args = ["evaluate", str(source), "--metrics", metrics, "--judge", "offline", "--out", str(out), "--no-progress"]
     assert main(args) == 0
     for scored in read_jsonl(out):
         context_scores = [*SCORE_KEYS, "faithfulness", "context_precision", "context_precision_at_k", "context_recall"]
@@ -302,7 +302,7 @@ def test_cli_scores_the_ragas_family_offline(tmp_path: Path, capsys) -> None:
     out = tmp_path / "out.jsonl"
     metrics = "faithfulness,context_precision,context_recall,answer_relevance,ragas_score,factual_accuracy,"
     metrics += "answer_classification,semantic_similarity,bert_score"
-    args = ["evaluate", str(source), "--metrics", metrics, "--judge", "local", "--out", str(out), "--no-progress"]
+    args = ["evaluate", str(source), "--metrics", metrics, "--judge", "offline", "--out", str(out), "--no-progress"]
     assert main(args) == 0
     first, second = read_jsonl(out)
     assert set(first) == RESULT_FIELDS
@@ -382,12 +382,12 @@ def test_a_failed_row_without_an_id_is_named_by_its_line(tmp_path: Path, capsys)
 
 def test_quickstart_says_why_when_the_offline_judge_fails_a_row(monkeypatch, capsys) -> None:
     """A bundled row the offline judge cannot score ends the quickstart with its reason, not a KeyError."""
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
     def broken(self, sample):
         raise RuntimeError("the model file is unreadable")
 
-    monkeypatch.setattr(LocalJudge, "trace_labels", broken)
+    monkeypatch.setattr(OfflineJudge, "trace_labels", broken)
     assert main(["quickstart"]) == 1
     err = capsys.readouterr().err
     assert "the offline judge failed on covidqa" in err and "RuntimeError: the model file is unreadable" in err
@@ -400,18 +400,19 @@ def test_the_judge_help_lists_every_judge_name_the_factory_reads() -> None:
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     forms = (
-        "local | local:<aligned judge file> | local:nli=<NLI model folder or id> | "
-        "local:nli=<NLI model folder or id>,judge=<aligned judge file> | dspy:<model id>"
+        "offline | offline:<aligned judge file> | offline:nli=<NLI model folder or id> | "
+        "offline:nli=<NLI model folder or id>,judge=<aligned judge file> | dspy:<model id>"
     )
+    old = "local is offline's old name"
     helps = {
         name: next(a.help for a in commands[name]._actions if "--judge" in a.option_strings)
         for name in ("evaluate", "agreement", "align")
     }
-    cascade = "cascade:local,dspy:<model id>"  # a judge to score with, not one to align
+    cascade = "cascade:offline,dspy:<model id>"  # a judge to score with, not one to align
     assert helps == {
-        "evaluate": f"labels | {forms} | {cascade} (default: $RAGEVAL_JUDGE, else local)",
-        "agreement": f"labels | {forms} | {cascade} (default: $RAGEVAL_JUDGE, else local)",
-        "align": f"{forms} (default: local)",
+        "evaluate": f"labels | {forms} | {cascade} (default: $RAGEVAL_JUDGE, else offline; {old})",
+        "agreement": f"labels | {forms} | {cascade} (default: $RAGEVAL_JUDGE, else offline; {old})",
+        "align": f"{forms} (default: offline)",
     }
 
 

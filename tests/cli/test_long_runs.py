@@ -174,7 +174,7 @@ def test_strict_fails_a_row_with_no_determined_score_but_not_a_partly_undetermin
     # a row with some ok scores and some undetermined ones (no reference for context recall) passes
     partly = {k: v for k, v in generic_row("p").items() if k != "labels"}
     source = write_jsonl(tmp_path / "partly.jsonl", [json.dumps(partly)])
-    args = ["evaluate", str(source), "--judge", "local", "--metrics", "faithfulness,context_recall"]
+    args = ["evaluate", str(source), "--judge", "offline", "--metrics", "faithfulness,context_recall"]
     assert main([*args, "--out", str(out), "--no-progress", "--strict"]) == 0
     (row,) = read_rows(out)
     assert row["status"] == {"faithfulness": "ok", "context_recall": "undetermined"}
@@ -529,7 +529,7 @@ def test_each_output_row_records_the_settings_it_was_scored_with(tmp_path: Path)
 @pytest.mark.parametrize(
     ("changed", "option"),
     [
-        (["--judge", "local"], "--judge"),
+        (["--judge", "offline"], "--judge"),
         (["--metrics", "trace,faithfulness"], "--metrics"),
         (["--trace-mode", "capstone"], "--trace-mode"),
         (["--scoring-mode", "fused"], "--scoring-mode"),
@@ -561,6 +561,42 @@ def test_resume_refuses_rows_written_without_run_settings(tmp_path: Path, capsys
     capsys.readouterr()
     assert labels_run(source, out, "--resume") == 2
     assert "without its run settings" in one_line_error(capsys.readouterr().err)
+    assert out.read_bytes() == kept
+
+
+@pytest.mark.parametrize(("written", "given"), [("local", "offline"), ("offline", "local"), ("local", "local")])
+def test_resume_reads_the_offline_judges_old_name_as_its_own(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch, written: str, given: str
+) -> None:
+    # an output an older rageval wrote says "judge": "local"; the offline judge is now "offline": the same judge.
+    # The judge the options name is built (its name read; nothing loads until it judges); the labels score the rows.
+    from rageval_lc.cli import common
+
+    named = common.judge_from_args
+
+    def labels_named(args) -> LabelsJudge:
+        judge = LabelsJudge()
+        judge.name = named(args).name
+        return judge
+
+    monkeypatch.setattr(common, "judge_from_args", labels_named)
+    lines = [json.dumps(generic_row(f"r{i}")) for i in range(2)]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    run = ["evaluate", str(source), "--out", str(out), "--no-progress"]
+    assert main([*run, "--judge", "offline"]) == 0
+    rows = read_rows(out)
+    assert [row["run"]["judge"] for row in rows] == ["offline", "offline"]  # the canonical name is written
+    out.write_text("".join(json.dumps({**r, "run": {**r["run"], "judge": written}}) + "\n" for r in rows))
+    write_jsonl(source, [*lines, json.dumps(generic_row("r2"))])
+    capsys.readouterr()
+    assert main([*run, "--judge", given, "--resume"]) == 0, capsys.readouterr().err
+    rows = read_rows(out)
+    assert [row["line"] for row in rows] == [1, 2, 3] and rows[2]["run"]["judge"] == "offline"
+    kept = out.read_bytes()
+    assert main([*run, "--judge", "labels", "--resume"]) == 2  # another judge is still refused
+    message = one_line_error(capsys.readouterr().err)
+    assert "was scored with --judge offline, not --judge labels" in message, message
     assert out.read_bytes() == kept
 
 

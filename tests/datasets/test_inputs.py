@@ -18,7 +18,7 @@ from rageval_lc import RagSample, evaluate, evaluate_sample
 from rageval_lc.cli import main
 from rageval_lc.datasets.inputs import read_samples
 from rageval_lc.judges.labels import LabelsJudge
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from tests.floats import assert_close_structure
 
 METRICS = "trace,faithfulness"
@@ -72,8 +72,8 @@ def thirty() -> list[RagSample]:
 
 
 @pytest.fixture(scope="module")
-def judge() -> LocalJudge:
-    return LocalJudge()
+def judge() -> OfflineJudge:
+    return OfflineJudge()
 
 
 def ragas_rows(samples: list[RagSample]) -> list[dict[str, Any]]:
@@ -88,7 +88,7 @@ def outcome(run: Any) -> list[tuple[Any, ...]]:
     return [(r.id, r.scores(), {k: m.status for k, m in r.results.items()}) for r in run.results]
 
 
-def test_every_form_of_the_same_rows_scores_alike(thirty: list[RagSample], judge: LocalJudge, tmp_path: Path) -> None:
+def test_every_form_of_the_same_rows_scores_alike(thirty: list[RagSample], judge: OfflineJudge, tmp_path: Path) -> None:
     """ragas dicts, deepeval dicts, a DataFrame, ragas / deepeval objects and datasets, and RagSamples: one result.
     The runs share a disk cache of judgements (keyed by the sample's text): a form read differently misses it."""
     expected = outcome(evaluate(thirty, METRICS, judge=judge, cache_dir=tmp_path))
@@ -111,7 +111,7 @@ def test_every_form_of_the_same_rows_scores_alike(thirty: list[RagSample], judge
 
 
 def test_the_cli_scores_the_rows_as_evaluate_does(
-    thirty: list[RagSample], judge: LocalJudge, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    thirty: list[RagSample], judge: OfflineJudge, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rows = [{"id": str(i), **row} for i, row in enumerate(ragas_rows(thirty[:6]))]
     data = tmp_path / "rows.jsonl"
@@ -123,7 +123,7 @@ def test_the_cli_scores_the_rows_as_evaluate_does(
     assert_close_structure([(r["id"], r["scores"]) for r in written], [(r["id"], r["scores"]) for r in ours])
 
 
-def test_to_pandas_round_trips_the_scores(thirty: list[RagSample], judge: LocalJudge) -> None:
+def test_to_pandas_round_trips_the_scores(thirty: list[RagSample], judge: OfflineJudge) -> None:
     run = evaluate([*thirty[:4], RagSample(question="Q?", contexts=[], response="A.")], METRICS, judge=judge)
     frame = run.to_pandas(status=True, reasons=True)
     assert list(frame["id"]) == ["0", "1", "2", "3", "4"]

@@ -115,7 +115,7 @@ def test_evaluate_lines_without_a_judge_uses_the_offline_judge() -> None:
     out = io.StringIO()
     evaluate_lines([row(1)], out, metrics="trace")
     written = json.loads(out.getvalue())
-    assert written["run"]["judge"] == "local"
+    assert written["run"]["judge"] == "offline"
     assert written["status"]["context_relevance"] == "ok"
 
 

@@ -302,9 +302,9 @@ def test_windows_keep_input_order_and_each_actor_loads_the_judge_once(cluster: N
 
 
 def test_the_offline_judge_follows_the_actors_device() -> None:
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
-    judge = ResilientJudge(LocalJudge(device="cpu"))
+    judge = ResilientJudge(OfflineJudge(device="cpu"))
     inner = judge.judge
     for part in (inner, inner.nli, inner.encoder.encoder):
         part.device = "cuda"  # as resolved on a driver with a GPU

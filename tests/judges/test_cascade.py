@@ -107,7 +107,7 @@ def least_confident(rows_: list[dict[str, Any]], share: float) -> set[tuple[str,
 
 def evaluate_argv(source: Path, out: Path) -> list[str]:
     """``rageval evaluate`` of ``source`` into ``out`` with a cascade and a budget of 0.2."""
-    judge = ["--judge", "cascade:local,dspy:fake", "--escalate", "0.2"]
+    judge = ["--judge", "cascade:offline,dspy:fake", "--escalate", "0.2"]
     return ["evaluate", str(source), *judge, "--out", str(out), "--no-progress", "--bootstrap", "0"]
 
 
@@ -248,13 +248,15 @@ def test_the_threshold_form_in_the_callback_handler() -> None:
 
 
 def test_the_cli_names_and_checks_a_cascade() -> None:
-    judge = make_judge("cascade:local,dspy:openai/gpt-4o-mini", escalate=0.2)
+    judge = make_judge("cascade:offline,dspy:openai/gpt-4o-mini", escalate=0.2)
     assert isinstance(judge, CascadeJudge)
-    assert judge.name == "cascade:local,dspy:openai/gpt-4o-mini"
+    assert judge.name == "cascade:offline,dspy:openai/gpt-4o-mini"
+    old = make_judge("cascade:local,dspy:openai/gpt-4o-mini", escalate=0.2)  # the offline judge's old name
+    assert isinstance(old, CascadeJudge) and old.name == judge.name
     with pytest.raises(ValueError, match="needs a budget"):
-        make_judge("cascade:local,dspy:openai/gpt-4o-mini")
+        make_judge("cascade:offline,dspy:openai/gpt-4o-mini")
     with pytest.raises(ValueError, match="for a cascade judge"):
-        make_judge("local", escalate=0.2)
+        make_judge("offline", escalate=0.2)
     with pytest.raises(ValueError, match="must be a number from 0 to 1"):
         CascadeJudge(ConfidentJudge(), ConfidentJudge(), escalate=1.5)
     with pytest.raises(ValueError, match="one of escalate"):
@@ -270,7 +272,8 @@ def test_the_dry_run_counts_the_calls_the_budget_allows(
     source = tmp_path / "rows.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in data))
     monkeypatch.setattr(common, "judge_from_args", lambda args: cascade(escalate=args.escalate))
-    assert main(["evaluate", str(source), "--judge", "cascade:local,dspy:fake", "--escalate", "0.2", "--dry-run"]) == 0
+    judge = ["--judge", "cascade:offline,dspy:fake", "--escalate", "0.2"]
+    assert main(["evaluate", str(source), *judge, "--dry-run"]) == 0
     out = capsys.readouterr().out
     # 23 sentences, a budget of 5 verdicts: at most 5 calls (one per row with an escalated verdict)
     assert "\n5 model calls before retries" in out

@@ -11,7 +11,16 @@ import pytest
 from dspy.utils import DummyLM
 from pydantic import BaseModel
 
-from rageval_lc.judges import BaseJudge, Declaration, DspyJudge, Judgement, LabelsJudge, LocalJudge, declare, undeclare
+from rageval_lc.judges import (
+    BaseJudge,
+    Declaration,
+    DspyJudge,
+    Judgement,
+    LabelsJudge,
+    OfflineJudge,
+    declare,
+    undeclare,
+)
 from rageval_lc.judges.declarations import BUILT_IN_JUDGEMENTS, DECLARATIONS
 from rageval_lc.judges.resilient import ResilientJudge
 from rageval_lc.schema import RagSample
@@ -66,7 +75,7 @@ def tone() -> Iterator[Declaration[Tone]]:
 
 
 def test_the_offline_judge_makes_a_declared_judgement(tone: Declaration[Tone]) -> None:
-    judge = LocalJudge(encoder=BagOfWordsEncoder())
+    judge = OfflineJudge(encoder=BagOfWordsEncoder())
     assert "answer_tone" in judge.supports
     made = judge.make(tone, {"answer": "Shut up, that is a stupid question."})
     assert (made.ok, made.value.polite, made.reason) == (True, False, "")

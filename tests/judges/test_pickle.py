@@ -29,12 +29,12 @@ def classes(data: bytes) -> list[str]:
 
 
 def judges() -> list:
-    from rageval_lc.judges import DspyJudge, LocalJudge
+    from rageval_lc.judges import DspyJudge, OfflineJudge
 
-    return [LocalJudge(device="cpu"), DspyJudge("openai/gpt-4o-mini", api_key="not-needed")]
+    return [OfflineJudge(device="cpu"), DspyJudge("openai/gpt-4o-mini", api_key="not-needed")]
 
 
-@pytest.mark.parametrize("index", [0, 1], ids=["LocalJudge", "DspyJudge"])
+@pytest.mark.parametrize("index", [0, 1], ids=["OfflineJudge", "DspyJudge"])
 def test_a_judge_round_trips_through_pickle(index: int) -> None:
     judge = judges()[index]
     data = pickle.dumps(judge, protocol=2)
@@ -44,7 +44,7 @@ def test_a_judge_round_trips_through_pickle(index: int) -> None:
     assert copy.cache_identity() == judge.cache_identity()  # the model, parameters, adapter or modules it judges by
 
 
-@pytest.mark.parametrize("index", [0, 1], ids=["LocalJudge", "DspyJudge"])
+@pytest.mark.parametrize("index", [0, 1], ids=["OfflineJudge", "DspyJudge"])
 def test_a_pickled_judge_loads_in_a_fresh_process(index: int) -> None:
     judge = judges()[index]
     data = pickle.dumps(judge, protocol=2)

@@ -205,9 +205,9 @@ def runner() -> Iterator[Runner]:
     """The offline judge on the packaged model, built once; its encoder gives every judge the embedding
     metrics (BERTScore needs a sentence-transformers model)."""
     from rageval_lc.judges.offline.embeddings import EmbeddingScorer
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
-    local = LocalJudge()
+    local = OfflineJudge()
     yield Runner(local=local, embeddings=EmbeddingScorer(encoder=local.encoder))
 
 

@@ -179,12 +179,13 @@ def test_missing_fields_are_undetermined_without_a_call() -> None:
     assert REGISTRY["correct"].needs_reference and REGISTRY["grounded"].needs_contexts
 
 
-@pytest.mark.parametrize("judge", ["labels", "local", None])
+@pytest.mark.parametrize("judge", ["labels", "offline", "local", None])
 def test_offline_a_criteria_metric_is_undetermined_saying_it_needs_an_llm_judge(helpfulness: Any, judge: Any) -> None:
     result = evaluate_sample(samples()[0], "helpfulness", judge=judge)
     r = result.results["helpfulness"]
     assert (r.status, r.score) == ("undetermined", None)
-    assert "needs an LLM judge" in r.reason and r.reason.startswith(f"The {'local' if judge is None else judge!r}")
+    named = "labels" if judge == "labels" else "offline"  # the offline judge under its old name too
+    assert "needs an LLM judge" in r.reason and r.reason.startswith(f"The {named!r}")
     assert result.details["judge_usage"]["calls"] == 0
     plans = plan_calls(samples(), ["helpfulness"], rageval_lc.LabelsJudge())
     assert plans == []  # no call planned: none is made

@@ -1,5 +1,5 @@
 """``rageval evaluate``: score each row of a JSONL file, one JSON line per row, e.g.
-``rageval evaluate rows.jsonl --metrics trace --judge local --out results.jsonl``.
+``rageval evaluate rows.jsonl --metrics trace --judge offline --out results.jsonl``.
 
 Exit status 1 when every row failed, and with ``--strict`` when any row failed (a score is ``error``) or stayed
 undetermined (no score is ``ok``); bad rows are otherwise reported and written as ``error`` lines, and the status is

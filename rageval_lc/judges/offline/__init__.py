@@ -1,4 +1,4 @@
-"""The offline judge: :class:`~rageval_lc.judges.offline.judge.LocalJudge` and what it runs on.
+"""The offline judge: :class:`~rageval_lc.judges.offline.judge.OfflineJudge` and what it runs on.
 
 ``judge`` (the judge), ``features``, ``grounding`` (each claim's evidence), ``nli_pass`` (the grounding model's pass
 over (evidence, claim) pairs), ``contradiction`` (the

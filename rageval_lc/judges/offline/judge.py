@@ -10,7 +10,7 @@ It cannot write text, so it does not generate questions (answer relevance then u
 which here is the embedding similarity of question and answer).
 
 Example:
-    >>> judge = LocalJudge()  # doctest: +SKIP
+    >>> judge = OfflineJudge()  # doctest: +SKIP
     >>> judge.trace_labels(sample).notes["adherence_probability"]  # doctest: +SKIP
     0.91
 """
@@ -70,7 +70,7 @@ from rageval_lc.verdicts import (
     StatementVerdict,
 )
 
-__all__ = ["LocalJudge"]
+__all__ = ["LocalJudge", "OfflineJudge"]
 
 T = TypeVar("T")
 
@@ -120,8 +120,8 @@ def _statement_sentences(statements: Sequence[str], contexts: Sequence[str]) -> 
 
 def _support_passes(sample: RagSample, kind: str) -> list[tuple[list[str], list[str]]]:
     """The (statements, contexts) of each support pass that the reference judgements of ``kind`` make for
-    ``sample`` (``attribution``: :meth:`LocalJudge.attribute_reference`; ``accuracy``:
-    :meth:`LocalJudge.factual_accuracy`), those with a statement to check."""
+    ``sample`` (``attribution``: :meth:`OfflineJudge.attribute_reference`; ``accuracy``:
+    :meth:`OfflineJudge.factual_accuracy`), those with a statement to check."""
     reference = split_sentences(sample.reference or "")
     if kind == "attribution":
         return [(reference, list(sample.contexts))] if reference else []
@@ -132,7 +132,7 @@ def _support_passes(sample: RagSample, kind: str) -> list[tuple[list[str], list[
 
 
 @guard_judgements  # oversized input: an error; contexts without a readable word: undetermined (limits.py)
-class LocalJudge(Portable, BaseJudge):
+class OfflineJudge(Portable, BaseJudge):
     """Offline judge on a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
 
     Args:
@@ -153,7 +153,7 @@ class LocalJudge(Portable, BaseJudge):
         ValueError: If the device is unknown or not on this machine.
     """
 
-    name = "local"
+    name = "offline"
     max_input_chars: int | None = MAX_INPUT_CHARS  # characters one judgement reads at most (None: no limit)
     _fresh: ClassVar[Mapping[str, Callable[[], Any]]] = {  # pickled without its caches and pending work
         "_features": OrderedDict,
@@ -207,7 +207,7 @@ class LocalJudge(Portable, BaseJudge):
         return super().make(judgement, inputs)
 
     def planned_calls(self, judgement: str) -> int:
-        """The local judge calls no LLM."""
+        """The offline judge calls no LLM."""
         return 0
 
     def cache_identity(self) -> dict[str, str]:
@@ -598,3 +598,7 @@ def _label_from(accuracy: FactualAccuracyVerdict) -> AnswerLabel:
     label = "CORRECT" if worst >= 50.0 else "WRONG"
     reason = f"Correctness {accuracy.correctness or 0:.0f}, completeness {accuracy.completeness or 0:.0f} (offline)."
     return AnswerLabel(label=label, reason=reason)
+
+
+#: The offline judge's old name (``local``), kept so that code and pickles written with it still work.
+LocalJudge = OfflineJudge

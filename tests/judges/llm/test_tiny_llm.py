@@ -115,7 +115,7 @@ def test_a_cascade_to_gemma_keeps_every_row_usable_and_says_who_decided(server: 
     """The offline judge's least sure sentences go to the tiny model; whatever it answers (or fails to), every
     score comes back ok or undetermined, every sentence says who decided it, and a failed escalation says why."""
     judge = make_judge(
-        "cascade:local,dspy:openai/gemma", api_base=server, max_retries=1, max_tokens=512, escalate_below=0.8
+        "cascade:offline,dspy:openai/gemma", api_base=server, max_retries=1, max_tokens=512, escalate_below=0.8
     )
     outcomes: Counter[str] = Counter()
     for row in rows:
@@ -124,7 +124,7 @@ def test_a_cascade_to_gemma_keeps_every_row_usable_and_says_who_decided(server: 
         assert all(r.status in {"ok", "undetermined"} for r in result.results.values()), sample.id
         notes = result.details["trace"]["judge_notes"]
         assert set(notes["decided_by"]) == set(sample.sentences.response_keys)
-        assert set(notes["decided_by"].values()) <= {"local", "dspy:openai/gemma"}
+        assert set(notes["decided_by"].values()) <= {"offline", "dspy:openai/gemma"}
         escalation = notes["escalation"]
         if escalation["status"] != "ok":
             assert "the offline verdicts stand" in escalation["reason"]

@@ -47,9 +47,9 @@ def test_a_probability_is_the_logistic_model_s() -> None:
 
 
 def test_every_verdict_of_real_rows_carries_its_probability_of_being_right(ragbench_files: list[Path]) -> None:
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
-    judge = LocalJudge()
+    judge = OfflineJudge()
     hagrid = next(f for f in ragbench_files if f.name.startswith("hagrid"))
     for record in list(load_ragbench(hagrid))[:6]:
         judgement = judge.trace_labels(record.sample)

@@ -16,7 +16,7 @@ from rageval_lc.judges.factory import make_judge, resolve_judge
 from rageval_lc.judges.offline.devices import DEVICE_CHOICES, resolve_device
 from rageval_lc.judges.offline.embeddings import EmbeddingScorer
 from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.nli import NliModel
 from rageval_lc.schema import RagSample
 from tests.floats import assert_close_structure
@@ -80,13 +80,13 @@ def test_a_missing_accelerator_is_a_clear_error(gpus) -> None:
 
 def test_the_encoder_and_nli_model_follow_the_judges_device(gpus) -> None:
     gpus(cuda=True, mps=False)
-    judge = LocalJudge()  # nothing is loaded yet: the devices are only chosen
+    judge = OfflineJudge()  # nothing is loaded yet: the devices are only chosen
     assert (judge.device, judge.encoder.encoder.device, judge.nli.device) == ("cuda", "cuda", "cuda")
     gpus(cuda=False, mps=True)
-    judge = LocalJudge(device="auto")
+    judge = OfflineJudge(device="auto")
     assert (judge.device, judge.encoder.encoder.device, judge.nli.device) == ("mps", "mps", "mps")
     gpus(cuda=True, mps=True)
-    judge = LocalJudge(device="cpu")
+    judge = OfflineJudge(device="cpu")
     assert (judge.device, judge.encoder.encoder.device, judge.nli.device) == ("cpu", "cpu", "cpu")
     assert SentenceTransformerEncoder().device == "cuda"
     assert NliModel().device == "cuda"
@@ -95,15 +95,15 @@ def test_the_encoder_and_nli_model_follow_the_judges_device(gpus) -> None:
 
 def test_every_entry_point_takes_the_device(gpus) -> None:
     gpus(cuda=True, mps=False)
-    assert make_judge("local", device="cpu").device == "cpu"
-    assert make_judge("local").device == "cuda"
+    assert make_judge("offline", device="cpu").device == "cpu"
+    assert make_judge("offline").device == "cuda"
     assert resolve_judge(None, device="cpu").device == "cpu"
-    assert resolve_judge("local", device="cuda").device == "cuda"
+    assert resolve_judge("offline", device="cuda").device == "cuda"
     assert resolve_judge(None).device == "cuda"
     assert make_resilient(None, device="cpu").judge.device == "cpu"
     assert make_judge("labels", device="cuda").name == "labels"  # other judges have no device
     gpus(cuda=False, mps=False)
-    for build in (lambda: make_judge("local", device="cuda"), lambda: resolve_judge(None, device="cuda")):
+    for build in (lambda: make_judge("offline", device="cuda"), lambda: resolve_judge(None, device="cuda")):
         with pytest.raises(ValueError, match="no CUDA device is available"):
             build()
     with pytest.raises(ValueError, match="Unknown device 'gpu'"):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rageval_lc.judges.offline.grounding import EVIDENCE_MARGIN, EVIDENCE_SENTENCES, claim_text, grounding_pairs
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.labelling import answer_unfound
 from rageval_lc.metrics.overlap import overlap_hallucination
 from rageval_lc.schema import RagSample
@@ -62,11 +62,11 @@ def test_the_word_overlap_baseline_by_hand(answer: str, passages: list[str], exp
 
 
 @pytest.fixture(scope="module")
-def judge() -> LocalJudge:
-    return LocalJudge(device="cpu")
+def judge() -> OfflineJudge:
+    return OfflineJudge(device="cpu")
 
 
-def verdicts(judge: LocalJudge, question: str, passages: list[str], answer: str) -> tuple[dict[str, str], bool]:
+def verdicts(judge: OfflineJudge, question: str, passages: list[str], answer: str) -> tuple[dict[str, str], bool]:
     result = judge.trace_labels(RagSample(question=question, contexts=passages, response=answer))
     return result.notes["sentence_verdicts"], result.value.overall_supported
 
@@ -117,7 +117,7 @@ NEW_USER_ROWS = [
 
 @pytest.mark.parametrize(("question", "passages", "answer", "supported"), NEW_USER_ROWS, ids=lambda v: str(v)[:20])
 def test_the_rows_the_judge_before_passed_get_the_right_verdict(
-    judge: LocalJudge, question: str, passages: list[str], answer: str, supported: bool
+    judge: OfflineJudge, question: str, passages: list[str], answer: str, supported: bool
 ) -> None:
     sentence_verdicts, overall = verdicts(judge, question, passages, answer)
     assert overall is supported, sentence_verdicts
@@ -125,7 +125,7 @@ def test_the_rows_the_judge_before_passed_get_the_right_verdict(
         assert any(v in ("not_found", "contradicted") for v in sentence_verdicts.values())
 
 
-def test_headings_and_hedges_make_no_claim_in_the_judge(judge: LocalJudge) -> None:
+def test_headings_and_hedges_make_no_claim_in_the_judge(judge: OfflineJudge) -> None:
     answer = "## Opening hours\nThe pool opens at 7 am.\nI do not have information about holidays.\nHope this helps!"
     sentence_verdicts, overall = verdicts(
         judge, "When does the pool open?", ["The pool opens at 7 am and closes at 9 pm."], answer
@@ -145,7 +145,7 @@ SKYLINE = (
 
 
 @pytest.mark.parametrize("answer", ["It was completed in 2011.", "", "It is 320 metres tall.", "I don't know."])
-def test_relevance_follows_the_question_not_the_answer(judge: LocalJudge, answer: str) -> None:
+def test_relevance_follows_the_question_not_the_answer(judge: OfflineJudge, answer: str) -> None:
     """Issue 44 item 4: the same question and passages give the same relevant sentences whatever the answer, and the
     height sentence is among them."""
     question, passages = SKYLINE
@@ -155,7 +155,7 @@ def test_relevance_follows_the_question_not_the_answer(judge: LocalJudge, answer
     assert "0a" in result.value.all_relevant_sentence_keys
 
 
-def test_the_reason_never_calls_a_word_missing_that_another_passage_holds(judge: LocalJudge) -> None:
+def test_the_reason_never_calls_a_word_missing_that_another_passage_holds(judge: OfflineJudge) -> None:
     """Issue 44 item 9: "words not in the documents: cho, daniel" when passage 2 names Daniel Cho."""
     passages = [
         "The lab studies protein folding with cryo-electron microscopy.",
@@ -169,7 +169,7 @@ def test_the_reason_never_calls_a_word_missing_that_another_passage_holds(judge:
     assert not {"cho", "daniel"} & set(named.rstrip(".").split(", "))
 
 
-def test_the_row_model_reads_the_word_overlap_baseline_of_the_claims_alone(judge: LocalJudge) -> None:
+def test_the_row_model_reads_the_word_overlap_baseline_of_the_claims_alone(judge: OfflineJudge) -> None:
     """answer_unfound: the share of the claims' words their evidence does not hold — here (one passage, one claim) the
     word-overlap baseline of the claim's text computed on its own; the heading makes no claim and does not count."""
     passages = ["The tower was finished in 1889."]

@@ -13,7 +13,7 @@ from rageval_lc.judges.base import JUDGEMENTS
 from rageval_lc.judges.offline.cross_encoder import CalibrationWarning
 from rageval_lc.judges.offline.encoder import Encoded
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, SUPPORT_FEATURES
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.nli_pass import NLI_FEATURES
 from rageval_lc.schema import RagSample
@@ -59,8 +59,8 @@ SAMPLE = RagSample(
 
 
 @pytest.fixture(scope="module")
-def fake_judge() -> LocalJudge:
-    return LocalJudge(encoder=HashEncoder())
+def fake_judge() -> OfflineJudge:
+    return OfflineJudge(encoder=HashEncoder())
 
 
 def test_shipped_parameters_match_the_feature_tables() -> None:
@@ -77,7 +77,7 @@ def test_shipped_parameters_match_the_feature_tables() -> None:
     assert 0.0 < figures["context_relevance_rmse"] < 0.3
 
 
-def test_trace_labels_are_valid_labels(fake_judge: LocalJudge) -> None:
+def test_trace_labels_are_valid_labels(fake_judge: OfflineJudge) -> None:
     judgement = fake_judge.trace_labels(SAMPLE)
     assert judgement.ok and judgement.usage.calls == 0
     labels = judgement.value
@@ -101,15 +101,15 @@ def test_trace_labels_are_valid_labels(fake_judge: LocalJudge) -> None:
     assert flagged == set(labels.unsupported_response_sentence_keys)
 
 
-def test_trace_scores_through_evaluate(fake_judge: LocalJudge) -> None:
+def test_trace_scores_through_evaluate(fake_judge: OfflineJudge) -> None:
     result = evaluate_sample(SAMPLE, "trace", judge=fake_judge)
     assert {r.status for r in result.results.values()} == {"ok"}
     assert 0.0 <= result.scores()["adherence_probability"] <= 1.0
-    assert result.details["trace"]["judge"] == "local"
+    assert result.details["trace"]["judge"] == "offline"
     assert result.details["trace"]["usage"]["calls"] == 0
 
 
-def test_every_judgement_returns_its_verdict_type(fake_judge: LocalJudge) -> None:
+def test_every_judgement_returns_its_verdict_type(fake_judge: OfflineJudge) -> None:
     assert fake_judge.supports == frozenset(JUDGEMENTS) - {"generate_questions"}
     claims = fake_judge.extract_claims(SAMPLE.question, SAMPLE.response).value
     assert claims == ["The Eiffel Tower is in Paris.", "It was painted gold in 1999."]
@@ -128,7 +128,7 @@ def test_every_judgement_returns_its_verdict_type(fake_judge: LocalJudge) -> Non
     assert fake_judge.planned_calls("trace_labels") == 0
 
 
-def test_fused_judgements_agree_with_the_separate_ones(fake_judge: LocalJudge) -> None:
+def test_fused_judgements_agree_with_the_separate_ones(fake_judge: OfflineJudge) -> None:
     """Verdicts and words exactly, the model's floats within tests.floats.ABS (two paths)."""
     question, response, contexts = SAMPLE.question, SAMPLE.response, SAMPLE.contexts
     reference = "It is in Paris. It opened in 1889."
@@ -143,7 +143,7 @@ def test_fused_judgements_agree_with_the_separate_ones(fake_judge: LocalJudge) -
     assert fake_judge.assess_all(SAMPLE).value.reference is None
 
 
-def test_encodings_are_shared_across_judgements(fake_judge: LocalJudge) -> None:
+def test_encodings_are_shared_across_judgements(fake_judge: OfflineJudge) -> None:
     encoder = fake_judge.encoder
     fake_judge.trace_labels(SAMPLE)
     before = encoder.misses
@@ -151,7 +151,7 @@ def test_encodings_are_shared_across_judgements(fake_judge: LocalJudge) -> None:
     assert encoder.misses == before  # every sentence came from the cache
 
 
-def test_edge_cases(fake_judge: LocalJudge) -> None:
+def test_edge_cases(fake_judge: OfflineJudge) -> None:
     empty_response = RagSample(question="Q?", contexts=["Alpha is first."], response="")
     judgement = fake_judge.trace_labels(empty_response)
     assert judgement.notes["adherence_probability"] == 1.0
@@ -167,11 +167,11 @@ def test_edge_cases(fake_judge: LocalJudge) -> None:
 
 
 @pytest.fixture(scope="module")
-def judge() -> LocalJudge:
-    return LocalJudge()
+def judge() -> OfflineJudge:
+    return OfflineJudge()
 
 
-def test_support_tracks_the_documents(judge: LocalJudge) -> None:
+def test_support_tracks_the_documents(judge: OfflineJudge) -> None:
     contexts = ["Paris is the capital and largest city of France. It has about two million inhabitants."]
     verdicts = judge.verify_claims(
         ["Paris is the capital of France.", "Paris was founded by Vikings in 1245 on Mars."], contexts
@@ -179,7 +179,7 @@ def test_support_tracks_the_documents(judge: LocalJudge) -> None:
     assert [v.supported for v in verdicts] == [True, False]
 
 
-def test_context_relevance_prefers_the_on_topic_context(judge: LocalJudge) -> None:
+def test_context_relevance_prefers_the_on_topic_context(judge: OfflineJudge) -> None:
     verdicts = judge.context_relevance(
         "When was the Eiffel Tower finished?",
         ["The Eiffel Tower was finished in 1889 for the World's Fair.", "Bananas are rich in potassium."],
@@ -188,7 +188,7 @@ def test_context_relevance_prefers_the_on_topic_context(judge: LocalJudge) -> No
     assert verdicts[0].relevant and not verdicts[1].relevant
 
 
-def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
+def test_quickstart_rows_score_sensibly(judge: OfflineJudge) -> None:
     path = Path(__file__).resolve().parents[3] / "rageval_lc" / "data" / "quickstart_ragbench.jsonl"
     from rageval_lc.datasets.ragbench import ragbench_record
 
@@ -200,7 +200,7 @@ def test_quickstart_rows_score_sensibly(judge: LocalJudge) -> None:
             assert 0.0 <= score <= 1.0, name
 
 
-def test_the_first_judgement_of_a_chunk_encodes_it_so_the_others_read_the_cache(fake_judge: LocalJudge) -> None:
+def test_the_first_judgement_of_a_chunk_encodes_it_so_the_others_read_the_cache(fake_judge: OfflineJudge) -> None:
     from rageval_lc.engine.engine import prepared
 
     batch = [SAMPLE.model_copy(update={"question": f"Where is it? ({i})"}) for i in range(4)]
@@ -297,7 +297,7 @@ def test_reasons_never_mislead(evaluators) -> None:
     assert notes["sentence_verdicts"] == {"a": "not_found"} and "contradictions" not in notes
 
 
-def test_an_off_topic_passage_changes_no_outcome_of_the_judge(judge: LocalJudge) -> None:
+def test_an_off_topic_passage_changes_no_outcome_of_the_judge(judge: OfflineJudge) -> None:
     """Item 3 as a property, through the whole judge: 30 benchmark cases (fixed seed), each with an off-topic
     passage appended, keep every sentence's verdict (supported / not found / contradicted)."""
     import random
@@ -329,8 +329,8 @@ def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_
     adapter = tmp_path / "nli"
     adapter.mkdir()
     (adapter / "adapter_model.safetensors").write_bytes(b"another adapter")
-    assert _identity(LocalJudge()) == _identity(LocalJudge())
-    assert _identity(LocalJudge(params=other)) != _identity(LocalJudge())
+    assert _identity(OfflineJudge()) == _identity(OfflineJudge())
+    assert _identity(OfflineJudge(params=other)) != _identity(OfflineJudge())
     with pytest.warns(CalibrationWarning):  # the shipped parameters were fitted on the shipped adapter
-        assert _identity(LocalJudge(nli=adapter)) != _identity(LocalJudge())
-    assert _identity(LocalJudge("some/other-model")) != _identity(LocalJudge())
+        assert _identity(OfflineJudge(nli=adapter)) != _identity(OfflineJudge())
+    assert _identity(OfflineJudge("some/other-model")) != _identity(OfflineJudge())

@@ -15,7 +15,7 @@ import pytest
 
 from rageval_lc.cli import main
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoded, SentenceTransformerEncoder
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.schema import RagSample
 from rageval_lc.scoring.sample import evaluate_sample
 from tests.judges.offline.test_judge import HashEncoder
@@ -28,15 +28,15 @@ RESPONSE = "The Eiffel Tower is in Paris."
 
 
 @pytest.fixture(scope="module")
-def judge() -> LocalJudge:
-    return LocalJudge()
+def judge() -> OfflineJudge:
+    return OfflineJudge()
 
 
 # --- item 14: a context with no word the model can read -------------------------------------------
 
 
 @pytest.mark.parametrize("context", UNREADABLE, ids=["long-word", "zero-width"])
-def test_context_without_a_readable_word_is_undetermined(judge: LocalJudge, context: str) -> None:
+def test_context_without_a_readable_word_is_undetermined(judge: OfflineJudge, context: str) -> None:
     sample = RagSample(question=QUESTION, contexts=[context], response=RESPONSE)
     result = evaluate_sample(sample, "trace,faithfulness", judge=judge)
     for name in (*TRACE, "faithfulness"):
@@ -56,7 +56,7 @@ def test_cli_scores_an_unreadable_context_as_undetermined(tmp_path: Path) -> Non
     ]
     source, out = tmp_path / "rows.jsonl", tmp_path / "out.jsonl"
     source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    assert main(["evaluate", str(source), "--judge", "local", "--out", str(out), "--no-progress"]) == 0
+    assert main(["evaluate", str(source), "--judge", "offline", "--out", str(out), "--no-progress"]) == 0
     written = {row["id"]: row for row in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
     for name in ("long-word", "zero-width"):
         assert set(written[name]["status"].values()) == {"undetermined"}
@@ -69,7 +69,7 @@ def test_cli_scores_an_unreadable_context_as_undetermined(tmp_path: Path) -> Non
 
 def test_oversized_input_is_an_error_before_any_encoding() -> None:
     encoder = HashEncoder()
-    judge = LocalJudge(encoder=encoder)
+    judge = OfflineJudge(encoder=encoder)
     huge = "The tower is tall. " * 11_000  # 209,000 characters: over the 200,000 a judgement may read
     big = RagSample(id="big", question=QUESTION, contexts=[huge], response=RESPONSE)
     small = RagSample(id="small", question=QUESTION, contexts=["The Eiffel Tower is in Paris."], response=RESPONSE)

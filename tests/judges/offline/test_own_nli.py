@@ -20,9 +20,9 @@ import pytest
 import torch
 
 from rageval_lc.cli import main
-from rageval_lc.judges.factory import local_options, make_judge
+from rageval_lc.judges.factory import make_judge, offline_options
 from rageval_lc.judges.offline.cross_encoder import CalibrationWarning, CrossEncoderNli, label_map, load_nli
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.nli import LABELS, NliModel, shipped_adapter_path
 from rageval_lc.schema import RagSample
@@ -158,7 +158,7 @@ def test_the_device_and_precision_follow_the_judge(models: dict[str, Path], monk
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     nli = CrossEncoderNli(models["binary"])  # nothing is loaded: the device is only chosen
     assert (nli.device, nli.autocast_dtype()) == ("cuda", torch.float16)
-    judge = quiet(LocalJudge, device="cuda", nli=str(models["binary"]))
+    judge = quiet(OfflineJudge, device="cuda", nli=str(models["binary"]))
     assert (judge.nli.device, judge.encoder.encoder.device) == ("cuda", "cuda")
     assert CrossEncoderNli(models["binary"], device="cpu", precision="float32").autocast_dtype() is None
 
@@ -179,11 +179,11 @@ def test_what_is_not_a_usable_model_is_a_clear_error(models: dict[str, Path], tm
     with pytest.raises(ValueError, match=r"lacks trained weights for classifier\.bias, classifier\.weight"):
         CrossEncoderNli(encoder_only, device="cpu").predict(PAIRS[:1])
     with pytest.raises(ValueError, match="No NLI model folder at"):
-        make_judge(f"local:nli={tmp_path / 'missing'}")
+        make_judge(f"offline:nli={tmp_path / 'missing'}")
     with pytest.raises(ValueError, match="empty option 'nli'"):
-        make_judge("local:nli=")
+        make_judge("offline:nli=")
     with pytest.raises(ValueError, match="repeated option 'nli'"):
-        make_judge(f"local:nli={models['binary']},nli={models['three_way']}")
+        make_judge(f"offline:nli={models['binary']},nli={models['three_way']}")
 
 
 def test_a_name_picks_the_packaged_model_an_adapter_or_a_model_of_ones_own(models: dict[str, Path]) -> None:
@@ -192,8 +192,8 @@ def test_a_name_picks_the_packaged_model_an_adapter_or_a_model_of_ones_own(model
     assert load_nli(shipped_adapter_path()).record() is None  # the shipped one: nothing to record
     own = load_nli(str(models["binary"]))
     assert type(own) is CrossEncoderNli and own.source == str(models["binary"].resolve())
-    assert local_options("nli=a,b,judge=c.json") == {"nli": "a,b", "judge": "c.json"}
-    assert local_options(" my_judge.json ") == {"judge": "my_judge.json"}
+    assert offline_options("nli=a,b,judge=c.json") == {"nli": "a,b", "judge": "c.json"}
+    assert offline_options(" my_judge.json ") == {"judge": "my_judge.json"}
 
 
 # -- in the judge ----------------------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ SAMPLE = RagSample(
 
 
 def test_the_judge_runs_trace_on_a_three_way_model_and_warns_once(models: dict[str, Path]) -> None:
-    judge = quiet(LocalJudge, nli=str(models["three_way"]), device="cpu")
+    judge = quiet(OfflineJudge, nli=str(models["three_way"]), device="cpu")
     assert isinstance(judge.nli, CrossEncoderNli)
     labels = judge.trace_labels(SAMPLE)
     assert labels.value is not None and len(labels.value.sentence_support_information) == 2
@@ -219,14 +219,14 @@ def test_the_judge_runs_trace_on_a_three_way_model_and_warns_once(models: dict[s
     assert [v.entailment for v in features.nli_verdicts] == pytest.approx([0.6, 0.6], abs=5e-3)  # as above
     copy = pickle.loads(pickle.dumps(judge))  # to a worker: same model, nothing loaded, no second warning
     assert (copy.nli.source, copy.nli._loaded) == (judge.nli.source, None)
-    packaged = LocalJudge(device="cpu")
+    packaged = OfflineJudge(device="cpu")
     assert judge.cache_identity()["nli"] != packaged.cache_identity()["nli"]
 
 
 def test_with_a_binary_model_contradictions_come_from_the_slot_checks(models: dict[str, Path]) -> None:
     # numbers force a verdict here (by default only the kinds precise to 0.9 on real answers do: negation)
     params = dataclasses.replace(LocalParams.load(), forcing_kinds=["number"])
-    judge = quiet(LocalJudge, nli=models["binary"], device="cpu", params=params)
+    judge = quiet(OfflineJudge, nli=models["binary"], device="cpu", params=params)
     notes = judge.trace_labels(SAMPLE).notes
     features = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
     assert [v.contradiction for v in features.nli_verdicts] == [0.0, 0.0]  # the model never says contradicted
@@ -240,7 +240,7 @@ def test_the_cli_evaluates_with_a_model_of_ones_own(models: dict[str, Path], tmp
     rows = tmp_path / "rows.jsonl"
     rows.write_text(json.dumps({"id": "s", **SAMPLE.model_dump(include={"question", "contexts", "response"})}) + "\n")
     out = tmp_path / "out.jsonl"
-    spec = f"local:nli={models['three_way']}"
+    spec = f"offline:nli={models['three_way']}"
     args = ["evaluate", str(rows), "--metrics", "trace", "--judge", spec, "--out", str(out), "--no-progress"]
     assert quiet(main, [*args, "--device", "cpu"]) == 0
     (row,) = [json.loads(line) for line in out.read_text().splitlines()]
@@ -273,7 +273,7 @@ def test_align_refits_on_the_model_and_the_judge_file_loads_it_again(models: dic
                 handle.write(json.dumps({**row, "response": f"{subject} is {fact}.", "faithful": faithful}) + "\n")
     out = tmp_path / "judge.json"
     folder = models["three_way"]
-    args = ["align", str(rows), "--judge", f"local:nli={folder}", "--metrics", "faithfulness", "--out", str(out)]
+    args = ["align", str(rows), "--judge", f"offline:nli={folder}", "--metrics", "faithfulness", "--out", str(out)]
     assert quiet(main, [*args, "--force"]) == 0
     metadata = LocalParams.load(out).metadata
     assert metadata["nli_model"] == {
@@ -283,21 +283,21 @@ def test_align_refits_on_the_model_and_the_judge_file_loads_it_again(models: dic
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error", CalibrationWarning)  # fitted on this model: nothing to warn about
-        for judge in (make_judge(f"local:{out}"), make_judge(f"local:judge={out}"), LocalJudge(params=str(out))):
+        for judge in (make_judge(f"offline:{out}"), make_judge(f"offline:judge={out}"), OfflineJudge(params=str(out))):
             assert isinstance(judge.nli, CrossEncoderNli) and judge.nli.source == str(folder.resolve())
-    other = quiet(make_judge, f"local:nli={models['binary']},judge={out}")  # explicitly another: it is used, warned
+    other = quiet(make_judge, f"offline:nli={models['binary']},judge={out}")  # explicitly another: it is used, warned
     assert other.nli.source == str(models["binary"].resolve())
     assert other.params.support == LocalParams.load(out).support
     with pytest.warns(CalibrationWarning, match=f"fitted on the NLI model '{folder.resolve()}', not on the packaged"):
-        LocalJudge(params=str(out), nli=shipped_adapter_path())
+        OfflineJudge(params=str(out), nli=shipped_adapter_path())
     again = tmp_path / "again.json"  # aligned again from that file on the packaged model: the record goes
-    packaged = f"local:nli={shipped_adapter_path()},judge={out}"
+    packaged = f"offline:nli={shipped_adapter_path()},judge={out}"
     aligned_again = ["align", str(rows), "--judge", packaged, "--metrics", "faithfulness", "--out", str(again)]
     assert quiet(main, [*aligned_again, "--force"]) == 0  # 32 rows: too few to pass the check, written all the same
     assert "nli_model" not in LocalParams.load(again).metadata
     with warnings.catch_warnings():
         warnings.simplefilter("error", CalibrationWarning)
-        assert make_judge(f"local:{again}").nli.source is None
+        assert make_judge(f"offline:{again}").nli.source is None
 
 
 def test_a_judge_file_whose_model_moved_says_where_to_give_it(models: dict[str, Path], tmp_path: Path) -> None:
@@ -309,6 +309,6 @@ def test_a_judge_file_whose_model_moved_says_where_to_give_it(models: dict[str, 
     path = tmp_path / "judge.json"
     path.write_text(dataclasses.replace(shipped, metadata={"nli_model": record}).to_json(), encoding="utf-8")
     with pytest.raises(ValueError, match=r"aligned with the NLI model '.*gone', which cannot be read here"):
-        make_judge(f"local:{path}")
-    moved = quiet(make_judge, f"local:nli={models['three_way']},judge={path}")  # another path: warned, as any other
+        make_judge(f"offline:{path}")
+    moved = quiet(make_judge, f"offline:nli={models['three_way']},judge={path}")  # another path: warned, as any other
     assert moved.nli.source == str(models["three_way"].resolve())

@@ -10,7 +10,7 @@ import pytest
 
 from rageval_lc.judges.offline.contradiction import find_conflict
 from rageval_lc.judges.offline.evidence import evidence_units
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.slot_matching import derived_quantities
 from rageval_lc.judges.offline.slots import quantities, stem
@@ -81,8 +81,8 @@ TRIED = [
 
 
 @pytest.fixture(scope="module")
-def judge() -> LocalJudge:
-    return LocalJudge(device="cpu")
+def judge() -> OfflineJudge:
+    return OfflineJudge(device="cpu")
 
 
 MISSED = {
@@ -100,7 +100,7 @@ MISSED = {
     ids=lambda v: str(v)[:24],
 )
 def test_the_rows_a_new_user_tried_get_the_right_verdict_and_reason(
-    judge: LocalJudge, question: str, passages: list[str], answer: str, verdict: str, reason: tuple[str, ...]
+    judge: OfflineJudge, question: str, passages: list[str], answer: str, verdict: str, reason: tuple[str, ...]
 ) -> None:
     result = judge.trace_labels(RagSample(question=question, contexts=passages, response=answer))
     assert result.notes["sentence_verdicts"] == {"a": verdict}
@@ -116,7 +116,7 @@ def test_the_rows_a_new_user_tried_get_the_right_verdict_and_reason(
 
 
 @pytest.mark.xfail(strict=True, reason=MISSED[0])
-def test_a_supported_sentence_never_cites_the_text_the_nli_model_reads_against_it(judge: LocalJudge) -> None:
+def test_a_supported_sentence_never_cites_the_text_the_nli_model_reads_against_it(judge: OfflineJudge) -> None:
     """The dosing answer is supported, but the NLI model reads the dosing sentences against it: they are named as
     such, not cited as its support."""
     question, passages, answer, _, _ = TRIED[0]
@@ -230,11 +230,11 @@ def test_one_value_worded_as_a_bound_on_one_side_is_no_conflict() -> None:
     assert conflict("The thermostat only connects to 2.4 GHz Wi-Fi networks.", context) is None
 
 
-def test_a_conflict_of_a_kind_that_does_not_force_is_evidence_named_in_the_reason(judge: LocalJudge) -> None:
+def test_a_conflict_of_a_kind_that_does_not_force_is_evidence_named_in_the_reason(judge: OfflineJudge) -> None:
     """With no kind forcing a verdict (what the calibration chooses when none is precise enough), a date conflict is
     not a "contradicted" verdict: the sentence the support model finds unsupported is "not found", and its reason
     names the conflict and cites nothing that disagrees."""
-    weighing = LocalJudge(
+    weighing = OfflineJudge(
         encoder=judge.encoder.encoder, nli=judge.nli, params=replace(LocalParams.load(), forcing_kinds=[])
     )
     question, passages, answer, _, _ = TRIED[1]

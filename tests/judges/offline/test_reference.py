@@ -23,9 +23,9 @@ def test_key_terms_beyond_the_question() -> None:
 
 @pytest.fixture(scope="module")
 def local_judge():
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
 
-    return LocalJudge()
+    return OfflineJudge()
 
 
 def test_rgb_counterfactual_answers_are_wrong_and_true_answers_correct(local_judge, shared: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rageval_lc.engine.engine import evaluate
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.schema import RagSample
 from tests.floats import assert_close_structure
 
@@ -59,18 +59,18 @@ def reference_rows() -> list[RagSample]:
 
 
 @pytest.fixture(scope="module")
-def judge() -> LocalJudge:
-    return LocalJudge(device="cpu")
+def judge() -> OfflineJudge:
+    return OfflineJudge(device="cpu")
 
 
-def fresh_judge(judge: LocalJudge) -> LocalJudge:
+def fresh_judge(judge: OfflineJudge) -> OfflineJudge:
     """A judge on ``judge``'s loaded models with every cache empty."""
     judge.nli._cache.clear()
-    return LocalJudge(encoder=judge.encoder.encoder, nli=judge.nli, device="cpu")
+    return OfflineJudge(encoder=judge.encoder.encoder, nli=judge.nli, device="cpu")
 
 
 @pytest.mark.parametrize("mode", ["shared", "separate"])
-def test_reference_scores_are_the_row_by_row_ones(judge: LocalJudge, mode: str) -> None:
+def test_reference_scores_are_the_row_by_row_ones(judge: OfflineJudge, mode: str) -> None:
     run = evaluate(reference_rows(), METRICS, judge=fresh_judge(judge), concurrency=1, scoring_mode=mode)
     names = METRICS.split(",")
     assert {r.id: tuple(r.results[m].status for m in names) for r in run.results} == {k: ("ok",) * 3 for k in PINNED}
@@ -78,14 +78,14 @@ def test_reference_scores_are_the_row_by_row_ones(judge: LocalJudge, mode: str) 
 
 
 def test_a_metric_that_needs_no_nli_model_does_not_load_it() -> None:
-    judge = LocalJudge(device="cpu")  # nothing loaded yet
+    judge = OfflineJudge(device="cpu")  # nothing loaded yet
     run = evaluate(reference_rows()[:2], "semantic_similarity,answer_relevance", judge=judge, concurrency=1)
     assert {m.status for r in run.results for m in r.results.values()} == {"ok"}
     assert judge.encoder.encoder._model is not None  # the sentence model: the embeddings read it
     assert judge.nli._loaded is None  # no TRACe table was prepared, so no NLI pair was scored
 
 
-def test_a_reference_metric_makes_no_trace_table(judge: LocalJudge) -> None:
+def test_a_reference_metric_makes_no_trace_table(judge: OfflineJudge) -> None:
     fresh = fresh_judge(judge)
     row = reference_rows()[0]  # (its reference against the contexts is the TRACe table of the next row)
     run = evaluate([row], "context_recall", judge=fresh, concurrency=1)
