@@ -594,6 +594,7 @@ def test_resume_reads_the_offline_judges_old_name_as_its_own(
     rows = read_rows(out)
     assert [row["line"] for row in rows] == [1, 2, 3] and rows[2]["run"]["judge"] == "offline"
     kept = out.read_bytes()
+    capsys.readouterr()
     assert main([*run, "--judge", "labels", "--resume"]) == 2  # another judge is still refused
     message = one_line_error(capsys.readouterr().err)
     assert "was scored with --judge offline, not --judge labels" in message, message

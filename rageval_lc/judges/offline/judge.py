@@ -49,9 +49,7 @@ from rageval_lc.judges.offline.labelling import (
     sentence_explanation,
 )
 from rageval_lc.judges.offline.limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
-from rageval_lc.judges.offline.model import (
-    LocalParams,
-)
+from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.nli import NliModel
 from rageval_lc.judges.offline.nli_pass import nli_inputs
 from rageval_lc.judges.offline.reference import key_term_overlap
@@ -330,14 +328,13 @@ class OfflineJudge(Portable, BaseJudge):
         """Announce the samples about to be judged: each kind of work their judgements share is then done for
         all of them at once, when a judgement first asks for it.
 
-        The TRACe labelling's (:meth:`trace_labels`, :meth:`assess_all`) encodes every text and scores every NLI
-        pair of the chunk in one batched pass; the reference judgements' (:meth:`attribute_reference`,
-        :meth:`factual_accuracy`, :meth:`classify_answer`, :meth:`assess_reference`) do the same for their support
-        passes, :data:`_PREPARE_GROUP` samples at a time. Texts sorted by length pad little, so this is far faster
-        than sample by sample; the per-sample calls then read the caches. Nothing is done, and no model loaded,
-        for work no judgement asks for (``semantic_similarity`` alone loads no NLI model, ``context_recall`` alone
-        makes no TRACe table). Samples the judge will not read (:mod:`~rageval_lc.judges.offline.limits`) are left to
-        their judgements, which say why.
+        The TRACe labelling's (:meth:`trace_labels`, :meth:`assess_all`) encodes every text and scores every NLI pair of
+        the chunk in one batched pass; the reference judgements' (:meth:`attribute_reference`, :meth:`factual_accuracy`,
+        :meth:`classify_answer`, :meth:`assess_reference`) do the same for their support passes, :data:`_PREPARE_GROUP`
+        samples at a time. Texts sorted by length pad little, so this is far faster than sample by sample; the
+        per-sample calls then read the caches. Nothing is done, and no model loaded, for work no judgement asks for
+        (``semantic_similarity`` alone loads no NLI model, ``context_recall`` alone makes no TRACe table). Samples the
+        judge will not read (:mod:`~rageval_lc.judges.offline.limits`) are left to their judgements, which say why.
         """
         samples = [sample for sample in samples if too_long(self, sample) is None]
         referenced = [sample for sample in samples if sample.reference and sample.reference.strip()]
@@ -522,10 +519,9 @@ class OfflineJudge(Portable, BaseJudge):
         return Judgement(name="rate_answer_relevance", value=RubricScore(score=score, reason=reason))
 
     def factual_accuracy(self, question: str, answer: str, reference: str) -> Judgement[FactualAccuracyVerdict]:
-        """Correctness: the answer's sentences supported by the reference, averaged with the share of the
-        answer's new key terms (names, numbers, rare words beyond the question) the reference contains;
-        completeness: the reverse. Consistency (contradictions inside the answer) cannot be assessed offline
-        and is left None.
+        """Correctness: the answer's sentences supported by the reference, averaged with the share of the answer's new
+        key terms (names, numbers, rare words beyond the question) the reference contains; completeness: the reverse.
+        Consistency (contradictions inside the answer) cannot be assessed offline and is left None.
         """
         answer_sentences, reference_sentences = split_sentences(answer), split_sentences(reference)
         if not answer_sentences or not reference_sentences:
