@@ -24,6 +24,7 @@ from rageval_lc.facts.number_words import (
 )
 from rageval_lc.facts.places import (
     CITIES,
+    CITIES_NAMED_LIKE_PEOPLE,
     COUNTRIES,
     REGIONS_ABROAD,
     US_STATES,
@@ -35,6 +36,7 @@ from rageval_lc.facts.units import UNITS
 
 __all__ = [
     "CITIES",
+    "CITIES_NAMED_LIKE_PEOPLE",
     "COUNTRIES",
     "MONTHS",
     "MONTH_NUMBERS",

@@ -34,15 +34,16 @@ NUMBER_WORDS = frozenset([*ONES, *TENS, *SCALES, "dozen"])
 def number_value(words: str) -> float | None:
     """The value of a number in words, else None.
 
-    Hyphens, spaces, "and", "a"/"an" before a scale or "dozen", and "half" are read: "twenty-five" is 25, "two
-    hundred and six" 206, "a dozen" 12, "two and a half million" 2,500,000; a word that is no number's, or "a" or
-    "half" alone, gives None.
+    Hyphens, spaces and "and" between the words are read; "a" or "an" before a scale or "dozen" is one, "half"
+    adds 0.5: "twenty-five" is 25, "two hundred and six" 206, "a dozen" 12, "one half" 1.5. An "a" before any
+    other word ends the number ("two and a half" is 2); a word that is no number's, or "a" or "half" alone, gives
+    None.
 
     Example:
         >>> number_value("twenty-five"), number_value("Two hundred and six"), number_value("a hundred thousand")
         (25.0, 206.0, 100000.0)
-        >>> number_value("two and a half million"), number_value("half"), number_value("seven dwarfs")
-        (2500000.0, None, None)
+        >>> number_value("one half"), number_value("half"), number_value("seven dwarfs")
+        (1.5, None, None)
     """
     tokens = [t for t in re.split(r"[\s-]+", words.lower()) if t and t != "and"]
     if not tokens or all(t in ("a", "an", "half") for t in tokens):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "CITIES",
+    "CITIES_NAMED_LIKE_PEOPLE",
     "COUNTRIES",
     "REGIONS_ABROAD",
     "US_STATES",
@@ -143,3 +144,10 @@ WORLD_CITIES = (
 )
 #: Every city of the lists: the world's and the US states'.
 CITIES = frozenset([*WORLD_CITIES, *(city for cities in US_STATES.values() for city in cities)])
+#: One-word cities that are as often a person's or a company's name ("Phoenix, who played the Joker").
+CITIES_NAMED_LIKE_PEOPLE = frozenset(
+    """Phoenix Charlotte Austin Jackson Lincoln Madison Columbia Mobile Aurora Salem Augusta Columbus Providence
+    Concord Florence Eugene Durham Richmond Norfolk Lexington Springfield Birmingham Cambridge Mesa Flint Casper
+    Helena Pierre Hartford Dover Newport Burlington Charleston Huntington Wilmington Bloomington Savannah Orlando
+    Nashville Memphis Houston Dallas Denver Boston Jacksonville Tulsa Reno Boise Marshall""".split()
+)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rageval_lc.facts import CITIES, COUNTRIES, MONTHS, US_STATES, WEEKDAYS
+from rageval_lc.facts import CITIES, CITIES_NAMED_LIKE_PEOPLE, COUNTRIES, MONTHS, US_STATES, WEEKDAYS
 
 __all__ = [
     "CITIES",
@@ -115,19 +115,9 @@ def _person_shaped(words: list[str]) -> bool:
     )
 
 
-#: One-word cities that are as often a person's or a company's name ("Phoenix, who played the Joker"): their shape
-#: only leans to a place, and the words around them decide.
-_AMBIGUOUS_CITIES = frozenset(
-    """Phoenix Charlotte Austin Jackson Lincoln Madison Columbia Mobile Aurora Salem Augusta Columbus Providence
-    Concord Florence Eugene Durham Richmond Norfolk Lexington Springfield Birmingham Cambridge Mesa Flint Casper
-    Helena Pierre Hartford Dover Newport Burlington Charleston Huntington Wilmington Bloomington Savannah Orlando
-    Nashville Memphis Houston Dallas Denver Boston Jacksonville Tulsa Reno Boise Marshall Florence""".split()
-)
-
-
 def _shape_leaning(name: str) -> str | None:
     """The kind a name's shape leans to without deciding it: an ambiguous city a place, "Best X" an award."""
-    if name in _AMBIGUOUS_CITIES:
+    if name in CITIES_NAMED_LIKE_PEOPLE:  # their shape only leans to a place: the words around them decide
         return "place"
     words = name.split()
     if len(words) >= 2 and words[0] == "Best" and not any(bare_word(w) in _EVENT_WORDS for w in words):
