@@ -43,7 +43,7 @@ UNIT_SWAPS = {
 _UNIT = re.compile(r"(?<=\d )(" + "|".join(re.escape(u) for u in sorted(UNIT_SWAPS, key=len, reverse=True)) + r")\b")
 _NOT_NAMES = frozenset(
     "The A An In On At It He She They This That These Those His Her Its Their Of For And But Or As By From".split()
-) | frozenset(day.capitalize() for day in (*MONTHS, *WEEKDAYS))
+) | frozenset(word.capitalize() for word in (*MONTHS, *WEEKDAYS))
 
 
 def _replace(text: str, match: re.Match[str], new: str, group: int = 1) -> str:
