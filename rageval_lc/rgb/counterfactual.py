@@ -92,8 +92,8 @@ class Counterfactual:
 
 
 def _month_index(word: str) -> int | None:
-    """The index (0-11) of the month ``word`` names: its full name or its first three or four letters ("Sept",
-    and "Octo" too, unlike :data:`~rageval_lc.facts.MONTH_NUMBERS`)."""
+    """The index (0-11) of the month ``word`` names: its full name or its first three or four letters (any
+    month's: "Sept" and "Octo" alike, where :data:`~rageval_lc.facts.MONTH_NUMBERS` takes "Sept" only)."""
     number = month_number(word, any_four_letters=True)
     return None if number is None else number - 1
 

@@ -32,7 +32,7 @@ def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], 
     return new, old
 
 
-_PART_OF = re.compile(  # "3 of the 12", "one in ten": parts and wholes in words from one (two) to twelve
+_PART_OF = re.compile(  # "3 of the 12", "one in ten": in words, a part from one and a whole from two, to twelve
     rf"\b(?P<part>\d+|{'|'.join(ONES[1:13])})\s+(?:out\s+)?(?:of|in)\s+"
     rf"(?:the\s+|all\s+|these\s+|those\s+|every\s+)?(?P<whole>\d[\d,]*|{'|'.join(ONES[2:13])})\b",
     re.I,
