@@ -204,8 +204,9 @@ def test_the_word_lists() -> None:
     assert len(MONTHS) == 12 and MONTHS[8] == "september" and len(WEEKDAYS) == 7 and WEEKDAYS[-1] == "sunday"
     assert len(NUMBER_WORDS) == 20 + 8 + 5 + 1 and "dozen" in NUMBER_WORDS and "half" not in NUMBER_WORDS
     assert SCALES["billion"] == 1_000 * SCALES["million"] == 10**9
-    assert UNITS["km"] == ("length", 1000.0) and UNITS["square feet"] == ("area", 0.09290304)
-    assert UNITS["kph"] == ("speed", 1 / 3.6) and UNITS["%"] == UNITS["per cent"] == ("percent", 1.0)
+    assert UNITS["km"] == ("length", 1000.0) and UNITS["%"] == UNITS["per cent"] == ("percent", 1.0)
+    assert UNITS["square feet"][0] == "area" and UNITS["square feet"][1] == pytest.approx(0.3048**2, abs=1e-12)
+    assert UNITS["kph"][0] == "speed" and UNITS["kph"][1] == pytest.approx(1000 / 3600, abs=1e-12)
     assert len(US_STATES) == 50 and "Georgia" in US_STATES and "Georgia" in COUNTRIES
     assert "South Korea" in COUNTRIES and "Korea" not in COUNTRIES and WELL_KNOWN_COUNTRIES < COUNTRIES
     assert WELL_KNOWN_CITIES < WORLD_CITIES < CITIES and "Tampa" in CITIES and "Tampa" not in WORLD_CITIES
