@@ -3,7 +3,8 @@
 A retriever, a 20 ms "model" and an answer; p50 and p95 latency of ``invoke`` over N calls without the
 handler, with a do-nothing LangChain handler (the cost of callbacks as such), with ours in background mode
 (scoring on a worker thread with the offline judge), and inline (the score computed before ``invoke``
-returns), as ratios to the run without. Target: background p50 ≤ 1.05×. The modes are interleaved in
+returns), as ratios to the run without; and with a do-nothing ``BaseTracer`` subclass (langchain_core's run tree
+alone: the floor of a handler built on it). Target: background p50 ≤ 1.05×. The modes are interleaved in
 rounds so that drifts in machine load hit them alike. Every call asks about a different structure, with its
 own two documents and answer (no text is seen twice, so the judge's caches never answer for it). "CPU ms"
 is the process's CPU time per call, all threads: machine load inflates it far less than wall time.
@@ -32,6 +33,7 @@ from langchain_core.callbacks import BaseCallbackHandler, CallbackManagerForRetr
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
+from langchain_core.tracers.base import BaseTracer
 
 from rageval_lc.adapters import RagEvalCallbackHandler
 from rageval_lc.reports.summary import format_table
@@ -91,6 +93,14 @@ async def aslow_model(parts: dict) -> str:
     return CASES[parts["question"]].answer
 
 
+class DoNothingTracer(BaseTracer):
+    """langchain_core's run tree and nothing else: what a handler built on ``BaseTracer`` pays before its own work
+    (issue 47 asked whether ours should be one)."""
+
+    def _persist_run(self, run) -> None:
+        pass
+
+
 def latencies(chain, questions: list[str], callbacks: list) -> list[tuple[float, float]]:
     """Per call: wall seconds and the process's CPU seconds (all threads; less sensitive to machine load)."""
     out = []
@@ -136,7 +146,12 @@ def main() -> int:
     inline = RagEvalCallbackHandler(args.metrics, judge=background.judge, background=False)
     latencies(chain, fresh_questions(5), [inline])  # load the model and warm every path before timing
     latencies(chain, fresh_questions(10), [])
-    modes = {"no handler": [], "do-nothing handler": [BaseCallbackHandler()], "background": [background]}
+    modes = {
+        "no handler": [],
+        "do-nothing handler": [BaseCallbackHandler()],
+        "do-nothing BaseTracer": [DoNothingTracer()],
+    }
+    modes["background"] = [background]
     modes["inline"] = [inline]
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in modes}
     for _ in range(rounds):

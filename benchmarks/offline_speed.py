@@ -4,7 +4,8 @@ Each run is ``rageval evaluate --judge local`` over the same RAGBench rows in a 
 (``measure`` of ``benchmarks/memory.py``: wall time, peak RSS); this checkout and the baseline (checked out with
 ``git worktree`` into a temporary folder) alternate, ``--runs`` of each, after one untimed run of each that fills
 the file cache and saves each side's merged NLI model. Prints rows/s and peak RSS per run, the medians and their
-ratios, then compares the two sides' outputs row by row: statuses exactly, scores within ``--tolerance``, listing
+ratios, each side's milliseconds a row and per 1,000 tokens of (question + passages + answer), then compares the
+two sides' outputs row by row: statuses exactly, scores within ``--tolerance``, listing
 every score that differs by more.
 
     python benchmarks/offline_speed.py --baseline main --rows 500 --runs 3 [--metrics trace,faithfulness]
@@ -26,7 +27,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # beside this script (a site package may be called "benchmarks")
 
-from memory import measure  # noqa: E402
+from memory import measure, ragbench_lines  # noqa: E402
+
+
+def row_tokens(rows: int) -> int:
+    """Word pieces (the packaged MiniLM's tokenizer, no special tokens, nothing truncated) of each row's question,
+    passages and answer, summed over the ``rows`` rows the runs score: the unit of the per-1,000-token figure."""
+    from rageval_lc.judges.offline.bert import WordPieces
+    from rageval_lc.judges.offline.encoder import default_model_path
+
+    pieces = WordPieces.of(default_model_path())
+    total = 0
+    for line in ragbench_lines(rows):
+        row = json.loads(line)
+        for text in (row.get("question") or "", *(row.get("documents") or []), row.get("response") or ""):
+            total += len(pieces.tokenize(text))
+    return total
 
 
 def score_differences(ours: Path, theirs: Path, tolerance: float) -> tuple[int, list[str]]:
@@ -88,6 +104,15 @@ def main() -> int:
     }
     for side, figures in medians.items():
         print(f"{side} median: {figures}")
+    tokens, threads = row_tokens(args.rows), os.cpu_count()
+    for side, figures in medians.items():
+        figures["ms_per_row"] = round(1000 * figures["wall_s"] / args.rows, 1)
+        figures["ms_per_1000_tokens"] = round(1000 * figures["wall_s"] / (tokens / 1000), 1)
+        print(
+            f"{side}: {figures['ms_per_row']} ms a row, {figures['ms_per_1000_tokens']} ms per 1,000 tokens "
+            f"(question + passages + answer: {tokens:,} word pieces in {args.rows} rows; {threads} CPU threads, "
+            "the whole process: start, models, scoring, writing)"
+        )
     ours, base = medians["ours"], medians["baseline"]
     print(
         f"rows/s ratio {ours['rows_per_s'] / base['rows_per_s']:.2f}x, peak RSS ratio "

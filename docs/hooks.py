@@ -38,10 +38,13 @@ from typing import Any
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rageval_lc"
 #: The package's rooms, lowest first: a module imports only from its own room and the rooms before it. ``core``
-#: is the modules at the top of the package (text, schema, errors, files ...); ``rageval_lc`` itself (its
-#: ``__init__`` and ``__main__``: the public names and ``python -m``) is the facade, above every room.
+#: is the modules at the top of the package (text, schema, errors, files ...); ``facts`` (the word lists and the
+#: small functions of what text states: months, numbers in words, units, places) stands on it, below every other
+#: room; ``rageval_lc`` itself (its ``__init__`` and ``__main__``: the public names and ``python -m``) is the
+#: facade, above every room.
 LAYERS: tuple[str, ...] = (
     "core",
+    "facts",
     "metrics",
     "datasets",
     "judges",

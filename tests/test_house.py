@@ -3,6 +3,8 @@ small enough to read (the docs hook draws the same graph: docs/development.md, "
 
 from __future__ import annotations
 
+import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,23 @@ def test_no_room_imports_from_a_room_above_it(edges: dict[str, set[str]]) -> Non
 def test_every_room_has_its_place_in_the_layers(edges: dict[str, set[str]]) -> None:
     docs = hooks()
     assert {docs.room_of(module) for module in edges} <= set(docs.LAYERS)
+
+
+def test_facts_stand_on_the_ground_floor(edges: dict[str, set[str]]) -> None:
+    """``facts/`` is the lowest room above ``core``: it imports the standard library, numpy and ``core`` only."""
+    docs = hooks()
+    assert docs.LAYERS[:2] == ("core", "facts")
+    facts = list((PACKAGE / "facts").rglob("*.py"))
+    imported = set()
+    for path in facts:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    assert imported - set(sys.stdlib_module_names) - {"__future__", "numpy", "rageval_lc"} == set()
+    rooms = {docs.room_of(t) for m, targets in edges.items() if docs.room_of(m) == "facts" for t in targets}
+    assert rooms <= {"core", "facts"}
 
 
 def test_the_checks_find_a_circle_and_an_upward_import() -> None:

@@ -109,9 +109,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
-from rageval_lc.judges.offline.slots import (  # noqa: E402
+from rageval_lc.facts import (  # noqa: E402
     MONTHS,
+    ONES,
+    REGIONS_ABROAD,
     UNITS,
+    US_STATES,
+    WELL_KNOWN_CITIES,
+    WELL_KNOWN_COUNTRIES,
+)
+from rageval_lc.judges.offline.slots import (  # noqa: E402
     Quantity,
     dates,
     quantities,
@@ -420,7 +427,7 @@ def contradict_number(sentence: Sentence, rng: random.Random | None = None) -> l
     return edits
 
 
-_MONTH_FULL = [m.capitalize() for m in list(MONTHS)[:12]]
+_MONTH_FULL = [m.capitalize() for m in MONTHS]
 _RANGE_BEFORE = re.compile(r"(?:\bfrom|\bbetween|\d\s*(?:-|–|—|to|and|until|through))\s*$", re.I)
 _RANGE_AFTER = re.compile(r"^\s*(?:-|–|—|to\b|and\b|until\b|through\b)\s*\d|^s\b")
 
@@ -559,28 +566,12 @@ _EVENT_WORDS = frozenset(
     "Battle War Siege Campaign Cup Championship Championships Games Olympics Festival Award Awards Prize Act Treaty "
     "Tour Series Expedition Revolution Crisis Conference Summit Election".split()
 )
-_COUNTRIES = frozenset(
-    "Afghanistan Albania Algeria Argentina Armenia Australia Austria Bangladesh Belgium Bolivia Brazil Bulgaria "
-    "Cambodia Cameroon Canada Chile China Colombia Croatia Cuba Denmark Ecuador Egypt England Estonia Ethiopia "
-    "Finland France Germany Ghana Greece Haiti Hungary Iceland India Indonesia Iran Iraq Ireland Israel Italy Jamaica "
-    "Japan Jordan Kenya Korea Latvia Lebanon Libya Lithuania Malaysia Mexico Morocco Nepal Netherlands Nigeria "
-    "Norway Pakistan Peru Philippines Poland Portugal Romania Russia Scotland Serbia Singapore Slovakia Slovenia "
-    "Spain Sweden Switzerland Syria Taiwan Thailand Turkey Uganda Ukraine Uruguay Venezuela Vietnam Wales "
-    "Zimbabwe".split()
-)
-_STATES = frozenset(
-    "Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Hawaii Idaho Illinois "
-    "Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan Minnesota Mississippi Missouri "
-    "Montana Nebraska Nevada Ohio Oklahoma Oregon Pennsylvania Tennessee Texas Utah Vermont Virginia Wisconsin "
-    "Wyoming Ontario Quebec Queensland Victoria Bavaria".split()
-)
-_CITIES = frozenset(
-    "London Paris Berlin Rome Madrid Tokyo Beijing Moscow Chicago Boston Toronto Sydney Melbourne Dublin Edinburgh "
-    "Manchester Liverpool Birmingham Glasgow Vienna Prague Amsterdam Brussels Lisbon Athens Istanbul Cairo Delhi "
-    "Mumbai Shanghai Seoul Bangkok Atlanta Dallas Houston Seattle Denver Philadelphia Detroit Miami Baltimore "
-    "Pittsburgh Cleveland Minneapolis Phoenix Montreal Vancouver Adelaide Brisbane Perth Auckland Wellington "
-    "Hamburg Munich Milan Naples Barcelona Seville Oslo Stockholm Copenhagen Helsinki Warsaw Budapest".split()
-)
+# A short gazetteer: the well-known countries (and "Korea" alone), the US states of one word but Georgia (a
+# country's name too) and Washington (a city's and a person's), provinces abroad, and well-known cities (and four
+# more, of Australia and Spain).
+_COUNTRIES = WELL_KNOWN_COUNTRIES | {"Korea"}
+_STATES = frozenset(s for s in US_STATES if " " not in s and s not in ("Georgia", "Washington")) | REGIONS_ABROAD
+_CITIES = WELL_KNOWN_CITIES | {"Adelaide", "Brisbane", "Perth", "Seville"}
 _PLACES = _COUNTRIES | _STATES | _CITIES
 _PERSON_AFTER = re.compile(
     r"^(?:\s*\((?:born|b\.|née|né|c\.)|\s*\(\s*\d{1,2}?\s*\w*\s*\d{4}\s*[–-]|,?\s+(?:who|whose)\b|\s+(?:was|is) born\b|"
@@ -1118,11 +1109,10 @@ def faithful_unit_spelling(sentence: Sentence, rng: random.Random | None = None)
     return edits
 
 
-_SMALL_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 _LARGE = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3}){2,})(?![\w]|[.,]\d)")
 _SCALED = re.compile(r"(?<![\w.,])(\d+(?:\.\d{1,2})?) (million|billion)\b")
 _SMALL_DIGIT = re.compile(r"(?<![\w.,:/$€£-])([2-9]|1[0-2])(?= ([a-z]+s)\b)")
-_SMALL_WORD = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?= ([a-z]+s)\b)", re.I)
+_SMALL_WORD = re.compile(rf"\b({'|'.join(ONES[2:13])})(?= ([a-z]+s)\b)", re.I)
 
 
 def faithful_number_form(sentence: Sentence, rng: random.Random | None = None) -> list[Edit]:
@@ -1159,14 +1149,14 @@ def faithful_number_form(sentence: Sentence, rng: random.Random | None = None) -
             or re.match(r"\s*(?:-|–|to)\s*\d", text[m.end() + len(m.group(2)) + 1 :])
         ):
             continue
-        new = _SMALL_WORDS[int(m.group(1))]
+        new = ONES[int(m.group(1))]
         if m.start() == 0:
             new = new.capitalize()
         edits.append(Edit("number_form", sentence, m.start(1), m.end(1), new, f"{m.group(1)} -> {new}"))
     for m in _SMALL_WORD.finditer(text):
         if m.start() == 0:
             continue  # a sentence does not start with a digit
-        new = str(_SMALL_WORDS.index(m.group(1).lower()))
+        new = str(ONES.index(m.group(1).lower()))
         edits.append(Edit("number_form", sentence, m.start(1), m.end(1), new, f"{m.group(1)} -> {new}"))
     return [e for e in edits if same_facts(text, apply(sentence, e))]
 

@@ -22,6 +22,8 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
+from rageval_lc.facts import MONTHS, WEEKDAYS
+
 Edit = tuple[str, str, str]  # (label, hypothesis, kind)
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-4][0-9])\b")
@@ -40,10 +42,8 @@ UNIT_SWAPS = {
 }  # fmt: skip
 _UNIT = re.compile(r"(?<=\d )(" + "|".join(re.escape(u) for u in sorted(UNIT_SWAPS, key=len, reverse=True)) + r")\b")
 _NOT_NAMES = frozenset(
-    "The A An In On At It He She They This That These Those His Her Its Their Of For And But Or As By From "
-    "January February March April May June July August September October November December Monday Tuesday "
-    "Wednesday Thursday Friday Saturday Sunday".split()
-)
+    "The A An In On At It He She They This That These Those His Her Its Their Of For And But Or As By From".split()
+) | frozenset(word.capitalize() for word in (*MONTHS, *WEEKDAYS))
 
 
 def _replace(text: str, match: re.Match[str], new: str, group: int = 1) -> str:

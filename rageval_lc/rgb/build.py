@@ -39,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from rageval_lc.facts import MONTHS, US_STATES, WEEKDAYS
 from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual
-from rageval_lc.rgb.names import MONTHS, US_STATES, WEEKDAYS, NameKinds
+from rageval_lc.rgb.names import NameKinds
 
 __all__ = [
     "BuildReport",

@@ -39,9 +39,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rageval_lc.facts import CITIES, MONTHS, ONES, SCALES, TENS, month_number, number_in_words, number_value
 from rageval_lc.rgb.names import (
-    CITIES,
-    MONTHS,
     ORGANISATION_WORDS,
     bare_word,
     known_places,
@@ -61,7 +60,7 @@ __all__ = [
     "number_parts",
 ]
 
-_MONTH = r"(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)"
+_MONTH = rf"(?P<month>(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.?)"  # _month_index tells which month, if any
 _DATE_PATTERNS = [
     re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
     re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
@@ -69,20 +68,15 @@ _DATE_PATTERNS = [
 ]
 _NUMBER = re.compile(  # not inside a word or a version ("G7", "MP3", "v2.3"); a space goes with a unit only
     r"(?<![\w.])(?P<currency>[$€£¥])?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
-    r"(?P<rest>(?:\s*(?:%|percent|billion|million|thousand|trillion|[a-zA-Z]+))?)"
+    r"(?P<rest>(?:\s*(?:%|percent|" + "|".join(sorted(w for w in SCALES if w != "hundred")) + r"|[a-zA-Z]+))?)"
 )
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen"
-).split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-_SCALES = frozenset("hundred thousand million billion trillion dozen".split())
+_SCALES = frozenset([*SCALES, "dozen"])
 # A number in words, 2 to 99 ("three", "twelve", "twenty-one"), with a scale word or a unit after it ("two million",
 # "three goals"). "one" alone is no number here: it is a pronoun as often ("one of them") — but "one million" is.
-_TENS_WORD, _DIGIT_WORD, _TEEN_WORD = "|".join(_TENS[2:]), "|".join(_ONES[1:10]), "|".join(reversed(_ONES[2:]))
+_TENS_WORD, _DIGIT_WORD, _TEEN_WORD = "|".join(TENS), "|".join(ONES[1:10]), "|".join(reversed(ONES[2:]))
 _NUMBER_WORDS = re.compile(
     rf"(?<![\w-])(?P<words>(?i:(?:{_TENS_WORD})(?:[- ](?:{_DIGIT_WORD}))?|{_TEEN_WORD}|"
-    r"one(?=\s+(?:hundred|thousand|million|billion|trillion)\b)))(?![\w-])(?P<rest>(?:\s*(?:%|percent|[a-z]+))?)"
+    rf"one(?=\s+(?:{'|'.join(SCALES)})\b)))(?![\w-])(?P<rest>(?:\s*(?:%|percent|[a-z]+))?)"
 )
 
 
@@ -98,10 +92,10 @@ class Counterfactual:
 
 
 def _month_index(word: str) -> int | None:
-    word = word.lower().rstrip(".")
-    return next(
-        (i for i, name in enumerate(MONTHS) if name.startswith(word[:3]) and word in (name, name[:3], name[:4])), None
-    )
+    """The index (0-11) of the month ``word`` names: its full name or its first three or four letters (any
+    month's: "Sept" and "Octo" alike, where :data:`~rageval_lc.facts.MONTH_NUMBERS` takes "Sept" only)."""
+    number = month_number(word, any_four_letters=True)
+    return None if number is None else number - 1
 
 
 def date_parts(text: str) -> tuple[int, int | None, int] | None:
@@ -133,7 +127,7 @@ def number_parts(text: str) -> tuple[str, float, int, str] | None:
         words = _NUMBER_WORDS.fullmatch(text.strip())
         if words is None:
             return None
-        value, rest = _words_value(words["words"]), words["rest"]
+        value, rest = number_value(words["words"]), words["rest"]  # a number of _NUMBER_WORDS: never None
         if rest.strip().lower() == "hundred":  # "one hundred": 100, no unit
             value, rest = value * 100, ""
         return "", float(value), 0, rest
@@ -141,17 +135,9 @@ def number_parts(text: str) -> tuple[str, float, int, str] | None:
     return m["currency"] or "", value, len(m["decimals"] or ""), m["rest"] or ""
 
 
-def _words_value(words: str) -> int:
-    """The value of a number in words: "twenty-one" → 21."""
-    parts = re.split(r"[- ]", words.lower())
-    return sum(_TENS.index(w) * 10 if w in _TENS else _ONES.index(w) for w in parts)
-
-
 def _in_words(value: int, like: str) -> str:
     """``value`` (2-99) in words, capitalised and joined ("twenty-one", "twenty one") as ``like`` is."""
-    tens, ones = divmod(value, 10)
-    text = _ONES[value] if value < 20 else _TENS[tens] + (("-" if " " not in like else " ") + _ONES[ones]) * bool(ones)
-    return text.capitalize() if like[:1].isupper() else text
+    return number_in_words(value, joiner=" " if " " in like else "-", capital=like[:1].isupper())
 
 
 _PERCENT = ("%", "percent")

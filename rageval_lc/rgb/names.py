@@ -4,7 +4,8 @@ uses them to swap a name for another of its kind).
 
 A name's kind comes from its own shape first (a country, a US state, a well-known city, "City, State"; an
 organisation's, a place's, an event's or a work's word), then from the words around its mentions in a corpus
-(:func:`name_kind`, :class:`NameKinds`).
+(:func:`name_kind`, :class:`NameKinds`). The lists of places and the calendar's words come from
+:mod:`rageval_lc.facts` (``COUNTRIES``, ``US_STATES``, ``CITIES``, ``MONTHS`` and ``WEEKDAYS`` here are its own).
 
 Example:
     >>> name_kind("Warner Bros"), place_level("Norway"), merged_spans([(0, 5), (3, 9), (12, 14)])
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from rageval_lc.facts import CITIES, CITIES_NAMED_LIKE_PEOPLE, COUNTRIES, MONTHS, US_STATES, WEEKDAYS
 
 __all__ = [
     "CITIES",
@@ -34,114 +37,6 @@ __all__ = [
     "whole_names",
     "without_stale_region",
 ]
-
-#: The months' and the days' names, lower-cased: words of the calendar, which are no names.
-MONTHS = "january february march april may june july august september october november december".split()
-WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-
-#: Countries (and the short names news writes), so that a country answer becomes another country.
-COUNTRIES = frozenset(
-    """Afghanistan Albania Algeria Andorra Angola Argentina Armenia Australia Austria Azerbaijan Bahamas Bahrain
-    Bangladesh Barbados Belarus Belgium Belize Benin Bhutan Bolivia Botswana Brazil Brunei Bulgaria Burundi Cambodia
-    Cameroon Canada Chad Chile China Colombia Comoros Congo Croatia Cuba Cyprus Czechia Denmark Djibouti Dominica
-    Ecuador Egypt Eritrea Estonia Eswatini Ethiopia Fiji Finland France Gabon Gambia Georgia Germany Ghana Greece
-    Grenada Guatemala Guinea Guyana Haiti Honduras Hungary Iceland India Indonesia Iran Iraq Ireland Israel Italy
-    Jamaica Japan Jordan Kazakhstan Kenya Kiribati Kosovo Kuwait Kyrgyzstan Laos Latvia Lebanon Lesotho Liberia
-    Libya Liechtenstein Lithuania Luxembourg Madagascar Malawi Malaysia Maldives Mali Malta Mauritania Mauritius
-    Mexico Micronesia Moldova Monaco Mongolia Montenegro Morocco Mozambique Myanmar Namibia Nauru Nepal Netherlands
-    Nicaragua Niger Nigeria Norway Oman Pakistan Palau Palestine Panama Paraguay Peru Philippines Poland Portugal
-    Qatar Romania Russia Rwanda Samoa Senegal Serbia Seychelles Singapore Slovakia Slovenia Somalia Spain Sudan
-    Suriname Sweden Switzerland Syria Taiwan Tajikistan Tanzania Thailand Togo Tonga Tunisia Turkey Turkmenistan
-    Tuvalu Uganda Ukraine Uruguay Uzbekistan Vanuatu Venezuela Vietnam Yemen Zambia Zimbabwe England Scotland Wales
-    U.S. US USA U.K. UK""".split()
-) | frozenset(
-    [
-        "United States",
-        "United Kingdom",
-        "New Zealand",
-        "South Africa",
-        "South Korea",
-        "North Korea",
-        "Saudi Arabia",
-        "Sri Lanka",
-        "Costa Rica",
-        "El Salvador",
-        "Czech Republic",
-        "Dominican Republic",
-        "Sierra Leone",
-        "Burkina Faso",
-        "Ivory Coast",
-        "Northern Ireland",
-        "United Arab Emirates",
-        "Papua New Guinea",
-    ]
-)
-
-#: The US states, each with well-known cities of its own (its capital and largest ones), so that "Tampa, Florida"
-#: can become another city of Florida when the corpus names none.
-US_STATES: dict[str, tuple[str, ...]] = {
-    "Alabama": ("Montgomery", "Birmingham", "Mobile"),
-    "Alaska": ("Juneau", "Anchorage", "Fairbanks"),
-    "Arizona": ("Phoenix", "Tucson", "Glendale", "Mesa"),
-    "Arkansas": ("Little Rock", "Fayetteville"),
-    "California": ("Sacramento", "Los Angeles", "San Diego", "San Francisco", "San Jose", "Oakland", "Fresno"),
-    "Colorado": ("Denver", "Boulder", "Aurora"),
-    "Connecticut": ("Hartford", "Bridgeport", "Stamford"),
-    "Delaware": ("Dover", "Wilmington"),
-    "Florida": ("Tallahassee", "Miami", "Tampa", "Orlando", "Jacksonville"),
-    "Georgia": ("Atlanta", "Savannah", "Augusta"),
-    "Hawaii": ("Honolulu", "Hilo"),
-    "Idaho": ("Boise", "Pocatello"),
-    "Illinois": ("Springfield", "Chicago", "Peoria"),
-    "Indiana": ("Indianapolis", "Bloomington"),
-    "Iowa": ("Des Moines", "Davenport"),
-    "Kansas": ("Topeka", "Wichita"),
-    "Kentucky": ("Frankfort", "Louisville", "Lexington"),
-    "Louisiana": ("Baton Rouge", "New Orleans", "Shreveport"),
-    "Maine": ("Augusta", "Portland", "Bangor"),
-    "Maryland": ("Annapolis", "Baltimore"),
-    "Massachusetts": ("Boston", "Worcester", "Cambridge"),
-    "Michigan": ("Lansing", "Detroit", "Flint"),
-    "Minnesota": ("Saint Paul", "Minneapolis", "Duluth"),
-    "Mississippi": ("Jackson", "Biloxi"),
-    "Missouri": ("Jefferson City", "Kansas City", "St. Louis"),
-    "Montana": ("Helena", "Billings"),
-    "Nebraska": ("Lincoln", "Omaha"),
-    "Nevada": ("Carson City", "Las Vegas", "Reno"),
-    "New Hampshire": ("Concord", "Manchester"),
-    "New Jersey": ("Trenton", "Newark", "East Rutherford"),
-    "New Mexico": ("Santa Fe", "Albuquerque"),
-    "New York": ("Albany", "New York City", "Buffalo", "Rochester"),
-    "North Carolina": ("Raleigh", "Charlotte", "Durham"),
-    "North Dakota": ("Bismarck", "Fargo"),
-    "Ohio": ("Columbus", "Cleveland", "Cincinnati"),
-    "Oklahoma": ("Oklahoma City", "Tulsa"),
-    "Oregon": ("Salem", "Portland", "Eugene"),
-    "Pennsylvania": ("Harrisburg", "Philadelphia", "Pittsburgh"),
-    "Rhode Island": ("Providence", "Newport"),
-    "South Carolina": ("Columbia", "Charleston"),
-    "South Dakota": ("Pierre", "Sioux Falls"),
-    "Tennessee": ("Nashville", "Memphis", "Knoxville"),
-    "Texas": ("Austin", "Houston", "Dallas", "San Antonio", "Arlington"),
-    "Utah": ("Salt Lake City", "Provo"),
-    "Vermont": ("Montpelier", "Burlington"),
-    "Virginia": ("Richmond", "Norfolk"),
-    "Washington": ("Olympia", "Seattle", "Spokane"),
-    "West Virginia": ("Charleston", "Huntington"),
-    "Wisconsin": ("Madison", "Milwaukee", "Green Bay"),
-    "Wyoming": ("Cheyenne", "Casper"),
-}
-
-#: Well-known cities of the world (and the US cities of :data:`US_STATES`), so that a city becomes a city.
-_WORLD_CITIES = """London Paris Berlin Rome Madrid Tokyo Beijing Moscow Athens Sydney Melbourne Toronto Montreal
-    Vancouver Dublin Edinburgh Manchester Liverpool Glasgow Vienna Prague Amsterdam Brussels Lisbon Istanbul Cairo
-    Delhi Mumbai Shanghai Seoul Bangkok Barcelona Munich Hamburg Milan Naples Oslo Stockholm Copenhagen Helsinki
-    Warsaw Budapest Nairobi Lagos Johannesburg Dubai Doha Jakarta Manila Sochi Pyeongchang Nagano Turin Beirut
-    Jerusalem Tehran Baghdad Karachi Lahore Dhaka Hanoi Taipei Osaka Kyoto Auckland Wellington Lima Santiago Bogota
-    Caracas Havana Brasilia Geneva Zurich Marseille Lyon Florence Venice Atlanta Dallas Houston Seattle Denver
-    Boston Chicago Miami Detroit""".split()
-_WORLD_CITIES += ["New York", "Los Angeles", "Rio de Janeiro", "Buenos Aires", "Mexico City", "Hong Kong", "Cape Town"]
-CITIES = frozenset([*_WORLD_CITIES, *(city for cities in US_STATES.values() for city in cities)])
 
 #: The kinds a name is told to be (:func:`name_kind`).
 NAME_KINDS = ("person", "place", "organisation", "event", "work", "other")
@@ -220,19 +115,9 @@ def _person_shaped(words: list[str]) -> bool:
     )
 
 
-#: One-word cities that are as often a person's or a company's name ("Phoenix, who played the Joker"): their shape
-#: only leans to a place, and the words around them decide.
-_AMBIGUOUS_CITIES = frozenset(
-    """Phoenix Charlotte Austin Jackson Lincoln Madison Columbia Mobile Aurora Salem Augusta Columbus Providence
-    Concord Florence Eugene Durham Richmond Norfolk Lexington Springfield Birmingham Cambridge Mesa Flint Casper
-    Helena Pierre Hartford Dover Newport Burlington Charleston Huntington Wilmington Bloomington Savannah Orlando
-    Nashville Memphis Houston Dallas Denver Boston Jacksonville Tulsa Reno Boise Marshall Florence""".split()
-)
-
-
 def _shape_leaning(name: str) -> str | None:
     """The kind a name's shape leans to without deciding it: an ambiguous city a place, "Best X" an award."""
-    if name in _AMBIGUOUS_CITIES:
+    if name in CITIES_NAMED_LIKE_PEOPLE:  # their shape only leans to a place: the words around them decide
         return "place"
     words = name.split()
     if len(words) >= 2 and words[0] == "Best" and not any(bare_word(w) in _EVENT_WORDS for w in words):

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rageval_lc.judges.offline.slots import MONTHS, UNITS, Date, Quantity, dates, quantities, stem
+from rageval_lc.facts import MONTH_NUMBERS, NUMBER_WORDS, UNITS
+from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, stem
 from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, Comparison, comparisons, names, negated_words
 
 __all__ = ["EvidenceUnit", "alignment", "clauses", "evidence_units", "frame_words"]
@@ -26,11 +27,7 @@ _LEADING_PRONOUN = re.compile(
 _WINDOWS = (2, 3)  # consecutive sentences read together
 _SINGLE = ("sentence", "clause")  # units that make one statement
 _CACHED_TEXTS = 4096  # texts whose slots, frame words and stems are remembered (a chunk's document sentences)
-_SPELLED_NUMBERS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
-    "eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion "
-    "trillion dozen half".split()
-)
+_SPELLED_NUMBERS = NUMBER_WORDS | {"half"}  # and "half", which the figure slots read as a number too
 _FRAME_STOP = frozenset(
     "a an the of to in on at for and or is are was were be been being by with as it its this that these those has "
     "have had do does did from into than then there their they them he she his her which who whom what when where "
@@ -120,7 +117,7 @@ def _frame_words(text: str, drop_names: tuple[str, ...]) -> frozenset[str]:
             or low in NEGATIONS
             or low.endswith("n't")
             or low in dropped
-            or low in MONTHS
+            or low in MONTH_NUMBERS
             or low in UNITS
             or low in _SPELLED_NUMBERS
             or len(low) < 2

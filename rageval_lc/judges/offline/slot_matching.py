@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from rageval_lc.facts import ONES
 from rageval_lc.judges.offline.evidence import _CACHED_TEXTS, _FRAME_STOP, _LEADING_PRONOUN, _Slots, frame_words
 from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, same_quantity, stem
 from rageval_lc.judges.offline.word_slots import COMMON_STARTS, Comparison, names, same_name
@@ -31,10 +32,9 @@ def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], 
     return new, old
 
 
-_PART_OF = re.compile(
-    r"\b(?P<part>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:out\s+)?(?:of|in)\s+"
-    r"(?:the\s+|all\s+|these\s+|those\s+|every\s+)?(?P<whole>\d[\d,]*|two|three|four|five|six|seven|eight|nine|"
-    r"ten|eleven|twelve)\b",
+_PART_OF = re.compile(  # "3 of the 12", "one in ten": in words, a part from one and a whole from two, to twelve
+    rf"\b(?P<part>\d+|{'|'.join(ONES[1:13])})\s+(?:out\s+)?(?:of|in)\s+"
+    rf"(?:the\s+|all\s+|these\s+|those\s+|every\s+)?(?P<whole>\d[\d,]*|{'|'.join(ONES[2:13])})\b",
     re.I,
 )
 _TOTAL_CUE = re.compile(
@@ -59,7 +59,7 @@ def _asks_for(sentence: str, worked: Quantity) -> bool:
 
 
 _MAX_SUMMED = 6  # figures of a text whose totals and differences are worked out, at most
-_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_SMALL = {w: i for i, w in enumerate(ONES[:13])}
 
 
 @lru_cache(maxsize=_CACHED_TEXTS)

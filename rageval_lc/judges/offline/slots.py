@@ -23,17 +23,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rageval_lc.facts import MONTH_PATTERN, MONTHS, ONES, SCALES, TENS, UNITS, month_number, number_value
+
 __all__ = ["Date", "Quantity", "dates", "quantities", "same_quantity", "stem"]
 
-MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split()
-    )
-}
-MONTHS |= {m[:3]: i for m, i in list(MONTHS.items())} | {"sept": 9}
-_MONTH_NAMES = [m.capitalize() for m in list(MONTHS)[:12]]
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"  # noqa: E501
+_MONTH_NAMES = [m.capitalize() for m in MONTHS]
+_MONTH = MONTH_PATTERN
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(1[0-9]{3}|20[0-9]{2})"
 _DATE_PATTERNS = (
@@ -45,20 +40,9 @@ _DATE_PATTERNS = (
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH})(?![\w])", re.I),  # day, month
     re.compile(rf"\b({_MONTH})\s+{_DAY}\b(?!\s*(?:%|[.,]\d))", re.I),  # month, day
 )
-_SMALL = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "trillion": 10**12}
 _SCALE_ABBREVIATIONS = {"bn": 1_000_000_000, "mn": 1_000_000}
 _SPELLED = re.compile(
-    r"\b(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
-    r"million|billion|trillion|half|dozen|and)(?:[\s-]+|\b))+",
+    r"\b(?:(?:a|an|" + "|".join([*ONES[1:], *TENS, *SCALES]) + r"|half|dozen|and)(?:[\s-]+|\b))+",
     re.I,
 )
 #: Fractions said in words, as percentages ("a quarter of the patients" is 25 % of them).
@@ -99,61 +83,6 @@ _UPPER = re.compile(
     re.I,
 )
 _CURRENCY = {"$": "usd", "us$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
-# unit words -> (dimension, factor to the dimension's base unit)
-UNITS: dict[str, tuple[str, float]] = {}
-for _words, _dim, _factor in (
-    ("mm millimetre millimetres millimeter millimeters", "length", 0.001),
-    ("cm centimetre centimetres centimeter centimeters", "length", 0.01),
-    ("m metre metres meter meters", "length", 1.0),
-    ("km kilometre kilometres kilometer kilometers", "length", 1000.0),
-    ("in inch inches", "length", 0.0254),
-    ("ft foot feet", "length", 0.3048),
-    ("mi mile miles", "length", 1609.344),
-    ("µg mcg microgram micrograms", "mass", 1e-6),
-    ("mg milligram milligrams", "mass", 0.001),
-    ("g gram grams", "mass", 1.0),
-    ("kg kilogram kilograms kilo kilos", "mass", 1000.0),
-    ("t tonne tonnes", "mass", 1e6),
-    ("lb lbs pound pounds", "mass", 453.59237),
-    ("oz ounce ounces", "mass", 28.349523),
-    ("mm2 mm² square_millimetres square_millimeters", "area", 1e-6),
-    ("cm2 cm² square_centimetres square_centimeters", "area", 1e-4),
-    ("m2 m² sq_m square_metres square_meters square_metre square_meter", "area", 1.0),
-    ("ha hectare hectares", "area", 1e4),
-    ("km2 km² sq_km square_kilometres square_kilometers square_kilometre square_kilometer", "area", 1e6),
-    ("acre acres", "area", 4046.8564224),
-    ("sq_mi square_mile square_miles", "area", 2589988.110336),
-    ("sq_ft square_foot square_feet", "area", 0.09290304),
-    ("µg/day", "mass", 1e-6),
-    ("ml millilitre millilitres milliliter milliliters", "volume", 0.001),
-    ("l litre litres liter liters", "volume", 1.0),
-    ("gallon gallons", "volume", 3.785411784),
-    ("s sec second seconds", "time", 1.0),
-    ("min minute minutes", "time", 60.0),
-    ("h hr hrs hour hours", "time", 3600.0),
-    ("day days", "time", 86400.0),
-    ("week weeks", "time", 604800.0),
-    ("month months", "months", 1.0),
-    ("year years", "years", 1.0),
-    ("% percent per_cent pc", "percent", 1.0),
-    ("°c celsius degrees_celsius degrees_c", "temperature_c", 1.0),
-    ("°f fahrenheit degrees_fahrenheit degrees_f", "temperature_f", 1.0),
-    ("km/h kph kmh kilometres_per_hour kilometers_per_hour", "speed", 1 / 3.6),
-    ("mph miles_per_hour", "speed", 0.44704),
-    ("w watt watts", "power", 1.0),
-    ("kw kilowatt kilowatts", "power", 1000.0),
-    ("v volt volts", "voltage", 1.0),
-    ("mb megabyte megabytes", "bytes", 1e6),
-    ("gb gigabyte gigabytes", "bytes", 1e9),
-    ("tb terabyte terabytes", "bytes", 1e12),
-    ("usd dollar dollars", "usd", 1.0),
-    ("cent cents", "usd", 0.01),
-    ("eur euro euros", "eur", 1.0),
-    ("gbp", "gbp", 1.0),
-    ("jpy yen", "jpy", 1.0),
-):
-    for _w in _words.split():
-        UNITS[_w.replace("_", " ")] = (_dim, _factor)
 _UNIT_WORDS = sorted(UNITS, key=len, reverse=True)
 _UNIT_AFTER = re.compile(
     r"\s*(?:-\s*)?(" + "|".join(re.escape(u).replace(r"\ ", r"[\s-]+") for u in _UNIT_WORDS) + r")(?![\w°])", re.I
@@ -161,7 +90,7 @@ _UNIT_AFTER = re.compile(
 _NUMBER = re.compile(
     r"(?P<currency>(?:US)?[$€£¥])?\s?"
     r"(?P<number>\d{1,3}(?:(?:,|\u202f|\u00a0|\s)\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<scale>hundred|thousand|million|billion|trillion|bn|mn)\b)?",
+    r"(?:\s*(?P<scale>" + "|".join([*SCALES, *_SCALE_ABBREVIATIONS]) + r")\b)?",
     re.I,
 )
 _RATE = re.compile(r"\s*(?:a|an|per|each|every|/)\s*(second|minute|hour|day|week|month|year|annum)\b", re.I)
@@ -237,17 +166,17 @@ def dates(text: str) -> list[Date]:
             if index == 0:
                 year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
             elif index == 1:
-                day, month, year = int(groups[0]), _month(groups[1]), int(groups[2])
+                day, month, year = int(groups[0]), month_number(groups[1]), int(groups[2])
             elif index == 2:
-                month, day, year = _month(groups[0]), int(groups[1]), int(groups[2])
+                month, day, year = month_number(groups[0]), int(groups[1]), int(groups[2])
             elif index == 3:
-                month, day, year = _month(groups[0]), None, int(groups[1])
+                month, day, year = month_number(groups[0]), None, int(groups[1])
             elif index == 4:
                 year, month, day = int(groups[0]), None, None
             elif index == 5:
-                day, month, year = int(groups[0]), _month(groups[1]), None
+                day, month, year = int(groups[0]), month_number(groups[1]), None
             else:
-                month, day, year = _month(groups[0]), int(groups[1]), None
+                month, day, year = month_number(groups[0]), int(groups[1]), None
             month_word = {1: 1, 2: 0, 3: 0, 5: 1, 6: 0}.get(index)
             if month_word is not None and not groups[month_word][0].isupper():
                 continue  # a month is written with a capital ("may 2020" is the verb)
@@ -258,41 +187,6 @@ def dates(text: str) -> list[Date]:
             found.append(Date(year, month, day, match.span()))
             taken.append(match.span())
     return sorted(found, key=lambda d: d.span)
-
-
-def _month(word: str) -> int:
-    return MONTHS[word.lower().rstrip(".")[:4] if word.lower().startswith("sept") else word.lower().rstrip(".")[:3]]
-
-
-def _spelled_value(words: str) -> float | None:
-    """ "two million" -> 2,000,000; "a dozen" -> 12; "twenty-five" -> 25; None when not a number."""
-    tokens = [t for t in re.split(r"[\s-]+", words.lower()) if t and t != "and"]
-    if not tokens or all(t in ("a", "an", "half") for t in tokens):
-        return None
-    total, current, seen = 0.0, 0.0, False
-    for i, token in enumerate(tokens):
-        if token in ("a", "an"):
-            if i + 1 < len(tokens) and tokens[i + 1] in (*_SCALES, "dozen"):
-                current = max(current, 1.0)
-                continue
-            return None if not seen else total + current
-        if token == "half":
-            current = current + 0.5 if current else 0.5
-        elif token == "dozen":
-            current = (current or 1.0) * 12
-        elif token in _SMALL:
-            current += _SMALL[token]
-        elif token in _TENS:
-            current += _TENS[token]
-        elif token == "hundred":
-            current = (current or 1.0) * 100
-        elif token in _SCALES:
-            total += (current or 1.0) * _SCALES[token]
-            current = 0.0
-        else:
-            return None
-        seen = True
-    return total + current if seen else None
 
 
 def _step_of(number: str, approximate: bool) -> float:
@@ -340,7 +234,7 @@ def quantities(text: str) -> list[Quantity]:
         number = re.sub(r"[,\u202f\u00a0\s]", "", match.group("number"))
         value = float(number)
         scale = match.group("scale")
-        factor = float(_SCALES.get((scale or "").lower()) or _SCALE_ABBREVIATIONS.get((scale or "").lower(), 1))
+        factor = float(SCALES.get((scale or "").lower()) or _SCALE_ABBREVIATIONS.get((scale or "").lower(), 1))
         unit, end = _unit_after(text, match.end())
         currency = match.group("currency")
         if currency:
@@ -364,7 +258,7 @@ def quantities(text: str) -> list[Quantity]:
         lead = re.match(r"(?:and[\s-]+)+", match.group(), re.I)
         begin = match.start() + (lead.end() if lead else 0)
         words = re.sub(r"[\s-]+and$", "", text[begin : match.end()].strip(" -"), flags=re.I)
-        value = _spelled_value(words)
+        value = number_value(words)
         if value is None or any(s < match.end() and begin < e for s, e, *_ in found):
             continue
         end = begin + len(words)

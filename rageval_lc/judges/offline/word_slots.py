@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rageval_lc.judges.offline.slots import _MONTH_NAMES, stem
+from rageval_lc.facts import MONTHS, WEEKDAYS
+from rageval_lc.judges.offline.slots import stem
 
 __all__ = ["comparisons", "names", "negated_words", "role_swap", "same_name"]
 
@@ -34,9 +35,7 @@ COMMON_STARTS = frozenset(
     "use apply store wash call ask contact stop start place allow wait drink eat add mix pour plug unplug charge "
     "replace clean visit consult".split()
 )
-_NOT_NAMES = frozenset(
-    [m.lower() for m in _MONTH_NAMES] + "monday tuesday wednesday thursday friday saturday sunday i".split()
-)
+_NOT_NAMES = frozenset([*MONTHS, *WEEKDAYS, "i"])
 
 
 def names(text: str, context: str | None = None) -> list[str]:

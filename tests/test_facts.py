@@ -1,0 +1,212 @@
+"""The facts text is read by are held once, in ``rageval_lc/facts/``, and its functions give what one works out by
+hand (issue 47, item 1)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rageval_lc.facts import (
+    CITIES,
+    COUNTRIES,
+    MONTH_NUMBERS,
+    MONTH_PATTERN,
+    MONTHS,
+    NUMBER_WORDS,
+    ONES,
+    SCALES,
+    TENS,
+    UNITS,
+    US_STATES,
+    WEEKDAYS,
+    WELL_KNOWN_CITIES,
+    WELL_KNOWN_COUNTRIES,
+    WORLD_CITIES,
+    month_number,
+    number_in_words,
+    number_value,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# --- (a) no copy of a list outside facts/ ----------------------------------------------------------------------
+
+#: What makes a literal a copy of a list: at least this many different words of one kind in it. "may" and "march"
+#: are left out of the months (words of their own), the countries' short names ("US", "UK") too.
+_WORD_KINDS: dict[str, tuple[frozenset[str], int]] = {
+    "month names": (frozenset(MONTHS) - {"may", "march"}, 3),
+    "month abbreviations": (frozenset(w for w in MONTH_NUMBERS if len(w) <= 4 and w not in MONTHS), 4),
+    "weekday names": (frozenset(WEEKDAYS), 3),
+    "tens in words": (frozenset(TENS), 3),
+    "ones in words": (frozenset(ONES), 6),
+    "scale words": (frozenset(SCALES), 4),
+}
+_NAME_KINDS: dict[str, tuple[frozenset[str], int]] = {
+    "country names": (COUNTRIES - {"US", "U.S.", "USA", "UK", "U.K."}, 4),
+    "US state names": (frozenset(US_STATES), 4),
+    "city names": (CITIES, 8),
+}
+#: Each kind's names by their first word, to look up a text's capitalised words in.
+_NAMES_BY_FIRST_WORD = {
+    kind: {first: [n for n in names if n.split()[0] == first] for first in {n.split()[0] for n in names}}
+    for kind, (names, _) in _NAME_KINDS.items()
+}
+
+
+def _names_in(text: str, kind: str) -> set[str]:
+    """The names of a kind (:data:`_NAME_KINDS`) a text holds as whole words."""
+    index, found = _NAMES_BY_FIRST_WORD[kind], set()
+    for word in set(re.findall(r"[A-Z][\w.]*", text)):
+        for name in index.get(word, index.get(word.rstrip("."), [])):
+            if " " not in name or re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text):
+                found.add(name)
+    return found
+
+
+def _literals(source: str) -> Iterator[tuple[int, str]]:
+    """Each string literal of a module (implicitly joined parts as one; an f-string's text parts), and each list,
+    tuple, set or dict of string literals read as one text, with its line."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
+            items = [*node.keys, *node.values] if isinstance(node, ast.Dict) else node.elts
+            texts = [n.value for n in items if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+            if len(texts) > 1:
+                yield node.lineno, " ".join(texts)
+
+
+def _kinds_in(text: str) -> dict[str, set[str]]:
+    """The words of each kind a text holds that are that kind's often enough to make a list."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    kinds = {kind: words & listed for kind, (listed, _) in _WORD_KINDS.items()}
+    kinds |= {kind: _names_in(text, kind) for kind in _NAME_KINDS}
+    least = {kind: n for kind, (_, n) in (_WORD_KINDS | _NAME_KINDS).items()}
+    return {kind: hits for kind, hits in kinds.items() if len(hits) >= least[kind]}
+
+
+def list_copies(root: Path) -> list[str]:
+    """``path:line: kind (words)`` for each literal of ``rageval_lc/`` and ``training/`` under ``root``, outside
+    ``rageval_lc/facts/``, that holds a list of months, weekdays, number words, countries, US states or cities."""
+    found = []
+    for folder in ("rageval_lc", "training"):
+        for path in sorted((root / folder).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            if path.is_relative_to(root / "rageval_lc" / "facts") or not _kinds_in(source):
+                continue  # facts/ holds the lists; a module without enough words of a kind in all holds none
+            for line, text in _literals(source):
+                found += [
+                    f"{path.relative_to(root).as_posix()}:{line}: {kind} ({' '.join(sorted(hits)[:6])} ...)"
+                    for kind, hits in _kinds_in(text).items()
+                ]
+    return found
+
+
+def test_no_list_of_months_weekdays_number_words_or_places_outside_facts() -> None:
+    assert list_copies(ROOT) == []
+
+
+def test_the_scan_finds_a_copied_list(tmp_path: Path) -> None:
+    copies = {
+        "months.py": 'MONTHS = "january february march april".split()\n',
+        "days.py": 'DAYS = ["Monday", "Tuesday", "Wednesday"]\n',
+        "tens.py": 'PATTERN = r"(?:twenty|thirty|forty)"\n',
+        "ones.py": '_SMALL = "zero one two three four five six".split()\n',
+        "short.py": 'MONTH = r"(?:jan|feb|mar|apr)[a-z]*"\n',
+        "places.py": 'PLACES = {"France", "Norway", "South Korea", "Peru"}\n',
+    }
+    (tmp_path / "training").mkdir()
+    for name, text in copies.items():
+        (tmp_path / "training" / name).write_text(text)
+    (tmp_path / "rageval_lc" / "facts").mkdir(parents=True)
+    (tmp_path / "rageval_lc" / "facts" / "kept.py").write_text(copies["months.py"])  # facts/ may hold them
+    (tmp_path / "rageval_lc" / "fine.py").write_text('"""Open on Mondays, from one to two, in Norway and France."""\n')
+    found = [line.split(": ", 1)[1].split(" (")[0] for line in list_copies(tmp_path)]
+    assert sorted(found) == sorted(
+        ["month names", "weekday names", "tens in words", "ones in words", "month abbreviations", "country names"]
+    )
+
+
+# --- (b) the functions on worked examples ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "four", "number"),
+    [
+        ("January", False, 1),
+        ("jan.", False, 1),
+        ("May", False, 5),
+        ("SEPT", False, 9),
+        ("Sept.", False, 9),
+        ("sep", False, 9),
+        ("September", False, 9),
+        ("Octo", False, None),  # four letters name only September ("Sept")
+        ("Octo", True, 10),
+        ("janu.", True, 1),
+        ("Ju", True, None),  # two letters name no month
+        ("Mayday", True, None),
+        ("", False, None),
+    ],
+)
+def test_month_number(word: str, four: bool, number: int | None) -> None:
+    assert month_number(word, any_four_letters=four) == number
+
+
+def test_the_month_pattern_takes_a_name_or_an_abbreviation_with_its_dot() -> None:
+    matches = [
+        w
+        for w in ("Sept.", "sept", "Sep", "September", "jun", "June", "Septem", "Junee")
+        if re.fullmatch(MONTH_PATTERN, w, re.I)
+    ]
+    assert matches == ["Sept.", "sept", "Sep", "September", "jun", "June"]
+    assert len(MONTH_NUMBERS) == 12 + 11 + 1  # full names; three letters ("may" is both); "sept"
+
+
+@pytest.mark.parametrize(
+    ("words", "value"),
+    [
+        ("seven", 7.0),
+        ("Nineteen", 19.0),
+        ("ninety-nine", 99.0),  # 90 + 9
+        ("forty two", 42.0),
+        ("one hundred and five", 105.0),  # 1 × 100 + 5
+        ("nineteen hundred", 1900.0),  # 19 × 100
+        ("two thousand three hundred", 2300.0),  # 2 × 1,000 + 3 × 100
+        ("three million", 3_000_000.0),
+        ("a hundred thousand", 100_000.0),  # (1 × 100) × 1,000
+        ("a dozen", 12.0),
+        ("two dozen", 24.0),  # 2 × 12
+        ("one half", 1.5),  # 1 + 0.5
+        ("two and a half", 2.0),  # "a" before no scale ends the number
+        ("half", None),
+        ("a", None),
+        ("seven dwarfs", None),
+        ("", None),
+    ],
+)
+def test_number_value(words: str, value: float | None) -> None:
+    assert number_value(words) == value
+
+
+def test_number_in_words() -> None:
+    assert [number_in_words(n) for n in (0, 13, 40, 99)] == ["zero", "thirteen", "forty", "ninety-nine"]
+    assert number_in_words(58, joiner=" ", capital=True) == "Fifty eight"
+    assert all(number_value(number_in_words(n)) == n for n in range(100))
+    with pytest.raises(ValueError, match="not from 0 to 99"):
+        number_in_words(100)
+
+
+def test_the_word_lists() -> None:
+    assert len(MONTHS) == 12 and MONTHS[8] == "september" and len(WEEKDAYS) == 7 and WEEKDAYS[-1] == "sunday"
+    assert len(NUMBER_WORDS) == 20 + 8 + 5 + 1 and "dozen" in NUMBER_WORDS and "half" not in NUMBER_WORDS
+    assert SCALES["billion"] == 1_000 * SCALES["million"] == 10**9
+    assert UNITS["km"] == ("length", 1000.0) and UNITS["%"] == UNITS["per cent"] == ("percent", 1.0)
+    assert UNITS["square feet"][0] == "area" and UNITS["square feet"][1] == pytest.approx(0.3048**2, abs=1e-12)
+    assert UNITS["kph"][0] == "speed" and UNITS["kph"][1] == pytest.approx(1000 / 3600, abs=1e-12)
+    assert len(US_STATES) == 50 and "Georgia" in US_STATES and "Georgia" in COUNTRIES
+    assert "South Korea" in COUNTRIES and "Korea" not in COUNTRIES and WELL_KNOWN_COUNTRIES < COUNTRIES
+    assert WELL_KNOWN_CITIES < WORLD_CITIES < CITIES and "Tampa" in CITIES and "Tampa" not in WORLD_CITIES
