@@ -340,7 +340,7 @@ def nli_for_judge(
             raise
         msg = (
             f"The judge's parameters were aligned with the NLI model {recorded!r}, which cannot be read here ({exc}). "
-            "Give its new place with --judge local:nli=MODEL,judge=FILE (LocalJudge(nli=..., params=...))."
+            "Give its new place with --judge offline:nli=MODEL,judge=FILE (OfflineJudge(nli=..., params=...))."
         )
         raise ValueError(msg) from exc
     if model.source != recorded:
@@ -349,7 +349,7 @@ def nli_for_judge(
         warnings.warn(
             f"The offline judge's calibration was fitted on {fitted}, not on {running}: it is used as it is, and "
             "its probabilities and thresholds may not suit this model. `rageval align` refits it on labelled rows "
-            f"(--judge {'local:nli=' + model.source if model.source else 'local'}).",
+            f"(--judge {'offline:nli=' + model.source if model.source else 'offline'}).",
             CalibrationWarning,
             stacklevel=3,
         )

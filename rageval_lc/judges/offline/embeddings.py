@@ -28,7 +28,7 @@ class EmbeddingScorer:
 
     Args:
         model: a model name, path or loaded ``SentenceTransformer``; None for the packaged model.
-        encoder: a :class:`~rageval_lc.judges.offline.encoder.CachedEncoder` to share (the local judge's, say).
+        encoder: a :class:`~rageval_lc.judges.offline.encoder.CachedEncoder` to share (the offline judge's, say).
         device: where a model built here runs (``auto``, ``cpu``, ``cuda`` or ``mps``).
     """
 

@@ -140,7 +140,7 @@ class SentenceTransformerEncoder(Portable):
                 try:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:  # pragma: no cover - a declared dependency
-                    msg = "sentence-transformers is required for the local judge: `pip install sentence-transformers`."
+                    msg = "The offline judge needs sentence-transformers here: `pip install sentence-transformers`."
                     raise MissingDependencyError(msg) from exc
                 from rageval_lc.judges.offline.quiet import quiet_model_loading
 
