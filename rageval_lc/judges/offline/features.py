@@ -253,38 +253,41 @@ def sample_features(
             same_doc_prev = t > 0 and doc_of[t - 1] == doc_of[t]
             same_doc_next = t + 1 < n and doc_of[t + 1] == doc_of[t]
             text = doc_texts[t]
-            documents_table[t] = (
-                sim_q[t],
-                sim_r[t],
-                sim_full[t],
-                len(word_set & question_set) / max(1, len(question_set)),
-                shared / max(1, len(word_set)),
-                shared / max(1, len(resp_set)),
-                len(_bigrams(words) & resp_bigrams) / max(1, len(_bigrams(words))),
-                len(set(_NUMBER.findall(text)) & resp_numbers),
-                float(best_rank[t] == 0),
-                float(best_rank[t] <= 2),
-                np.log1p(best_rank[t]),
-                (sim_q[t] - sim_q.mean()) / (sim_q.std() + 1e-6),
-                sim_q[t] - sim_q.max(),
-                (sim_r[t] - sim_r.mean()) / (sim_r.std() + 1e-6),
-                sim_r[t] - sim_r.max(),
-                np.log1p(q_rank[t]),
-                j / max(1, length),
-                np.log(n),
-                np.log1p(len(word_set)),
-                float(not text.rstrip().endswith((".", "!", "?")) and len(text.split()) <= 12),
-                sim_q.mean(),
-                sim_r.mean(),
-                m,
-                sim_q[t - 1] if same_doc_prev else 0.0,
-                sim_q[t + 1] if same_doc_next else 0.0,
-                sim_r[t - 1] if same_doc_prev else 0.0,
-                sim_r[t + 1] if same_doc_next else 0.0,
-                float(gain[t] > 0),
-                gain[t],
-                gain[t - 1] if same_doc_prev else 0.0,
-                gain[t + 1] if same_doc_next else 0.0,
+            documents_table[t] = _row(
+                DOCUMENT_FEATURES,
+                {
+                    "sim_question": sim_q[t],
+                    "sim_response_best": sim_r[t],
+                    "sim_response_full": sim_full[t],
+                    "words_from_question": len(word_set & question_set) / max(1, len(question_set)),
+                    "words_in_response": shared / max(1, len(word_set)),
+                    "response_words_covered": shared / max(1, len(resp_set)),
+                    "bigrams_in_response": len(_bigrams(words) & resp_bigrams) / max(1, len(_bigrams(words))),
+                    "numbers_in_response": len(set(_NUMBER.findall(text)) & resp_numbers),
+                    "best_match_of_a_response_sentence": float(best_rank[t] == 0),
+                    "top3_match_of_a_response_sentence": float(best_rank[t] <= 2),
+                    "log_best_rank": np.log1p(best_rank[t]),
+                    "sim_question_z": (sim_q[t] - sim_q.mean()) / (sim_q.std() + 1e-6),
+                    "sim_question_gap": sim_q[t] - sim_q.max(),
+                    "sim_response_z": (sim_r[t] - sim_r.mean()) / (sim_r.std() + 1e-6),
+                    "sim_response_gap": sim_r[t] - sim_r.max(),
+                    "log_question_rank": np.log1p(q_rank[t]),
+                    "position_in_document": j / max(1, length),
+                    "log_document_sentences": np.log(n),
+                    "log_words": np.log1p(len(word_set)),
+                    "heading_like": float(not text.rstrip().endswith((".", "!", "?")) and len(text.split()) <= 12),
+                    "mean_sim_question": sim_q.mean(),
+                    "mean_sim_response": sim_r.mean(),
+                    "response_sentences": m,
+                    "prev_sim_question": sim_q[t - 1] if same_doc_prev else 0.0,
+                    "next_sim_question": sim_q[t + 1] if same_doc_next else 0.0,
+                    "prev_sim_response": sim_r[t - 1] if same_doc_prev else 0.0,
+                    "next_sim_response": sim_r[t + 1] if same_doc_next else 0.0,
+                    "cover_chosen": float(gain[t] > 0),
+                    "cover_gain": gain[t],
+                    "prev_cover_gain": gain[t - 1] if same_doc_prev else 0.0,
+                    "next_cover_gain": gain[t + 1] if same_doc_next else 0.0,
+                },
             )
 
     support_table = np.zeros((m, len(SUPPORT_FEATURES)))
@@ -328,29 +331,38 @@ def sample_features(
         context, pieces = evidence_tokens[key]
         if content and len(context):
             token_sims = (enc.tokens[content] @ context.T).max(axis=1)
-            token_stats = (token_sims.min(), token_sims.mean(), (token_sims < 0.6).mean(), (token_sims < 0.5).sum())
+            token_stats = {
+                "token_sim_min": token_sims.min(),
+                "token_sim_mean": token_sims.mean(),
+                "tokens_below_0.6": (token_sims < 0.6).mean(),
+                "tokens_below_0.5": (token_sims < 0.5).sum(),
+            }
             not_exact = float(np.mean([enc.pieces[j] not in pieces for j in content]))
         else:
-            token_stats, not_exact = (1.0, 1.0, 0.0, 0.0), 0.0
+            token_stats, not_exact = dict.fromkeys(("token_sim_min", "token_sim_mean"), 1.0), 0.0
+            token_stats |= dict.fromkeys(("tokens_below_0.6", "tokens_below_0.5"), 0.0)
         rare_missing = sum(1 for w in words if w not in all_text and callable(is_rare) and is_rare(w))
-        support_table[k] = (
-            float(sims[order[0]]) if n else 0.0,
-            float(sims[top3].mean()) if n else 0.0,
-            len(words & all_words) / n_words,
-            len(words & doc_word_sets[best]) / n_words if best is not None else 0.0,
-            len(words & near_words) / n_words,
-            len(covered_words) / n_words,
-            sum(1 for x in numbers if x not in all_numbers),
-            float(any(x not in all_numbers for x in numbers)),
-            sum(1 for w in names if w not in all_text),
-            len(missing),
-            np.log1p(len(words)),
-            float(bool(_META.search(text))),
-            len(numbers),
-            *token_stats,
-            not_exact,
-            rare_missing,
-            len(_HEDGE.findall(text)),
+        support_table[k] = _row(
+            SUPPORT_FEATURES,
+            {
+                "sim_best": float(sims[order[0]]) if n else 0.0,
+                "sim_top3": float(sims[top3].mean()) if n else 0.0,
+                "words_in_documents": len(words & all_words) / n_words,
+                "words_in_best": len(words & doc_word_sets[best]) / n_words if best is not None else 0.0,
+                "words_in_top3": len(words & near_words) / n_words,
+                "words_greedy_covered": len(covered_words) / n_words,
+                "numbers_missing": sum(1 for x in numbers if x not in all_numbers),
+                "any_number_missing": float(any(x not in all_numbers for x in numbers)),
+                "names_missing": sum(1 for w in names if w not in all_text),
+                "words_missing": len(missing),
+                "log_words": np.log1p(len(words)),
+                "meta_statement": float(bool(_META.search(text))),
+                "numbers": len(numbers),
+                **token_stats,
+                "pieces_not_in_documents": not_exact,
+                "rare_words_missing": rare_missing,
+                "hedges": len(_HEDGE.findall(text)),
+            },
         )
         keys = sentences.document_keys
         best_matches.append(tuple(keys[i] for i in near[:3] if sims[i] > 0) if n else ())
@@ -369,6 +381,23 @@ def sample_features(
         best_similarity=tuple(best_similarity),
         missing_words=tuple(missing_words),
     )
+
+
+def _row(columns: tuple[str, ...], values: dict[str, float]) -> tuple[float, ...]:
+    """A table row: ``values`` by column name, in ``columns`` order.
+
+    Raises:
+        ValueError: If a column has no value or a value no column (a feature added in one place only).
+
+    Example:
+        >>> _row(("a", "b"), {"b": 2.0, "a": 1.0})
+        (1.0, 2.0)
+    """
+    if values.keys() != set(columns):
+        missing, unknown = sorted(set(columns) - values.keys()), sorted(values.keys() - set(columns))
+        msg = f"Feature values do not match the columns: missing {missing}, unknown {unknown}."
+        raise ValueError(msg)
+    return tuple(values[name] for name in columns)
 
 
 def _is_content_piece(piece: str) -> bool:

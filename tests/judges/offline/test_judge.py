@@ -334,3 +334,13 @@ def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_
     with pytest.warns(CalibrationWarning):  # the shipped parameters were fitted on the shipped adapter
         assert _identity(OfflineJudge(nli=adapter)) != _identity(OfflineJudge())
     assert _identity(OfflineJudge("some/other-model")) != _identity(OfflineJudge())
+
+
+def test_a_feature_row_is_built_by_column_name() -> None:
+    from rageval_lc.judges.offline.features import _row
+
+    values = {name: float(i) for i, name in enumerate(reversed(SUPPORT_FEATURES))}
+    assert _row(SUPPORT_FEATURES, values) == tuple(values[name] for name in SUPPORT_FEATURES)
+    assert len(set(DOCUMENT_FEATURES)) == len(DOCUMENT_FEATURES) == 31  # no name twice
+    with pytest.raises(ValueError, match=r"missing \['hedges'\], unknown \['hedging'\]"):
+        _row(SUPPORT_FEATURES, {**{k: v for k, v in values.items() if k != "hedges"}, "hedging": 0.0})
