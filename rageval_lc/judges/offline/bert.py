@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rageval_lc.judges.offline.bert_config import BertConfig, read_config, weight_names
+from rageval_lc.judges.offline.bert_config import BertConfig, checked_weights, read_config, weight_names
 
 __all__ = ["BertConfig", "BertForward", "SentenceModel", "WordPieces", "read_config", "weight_names"]
 
@@ -156,15 +156,7 @@ class BertForward:
 
         self.config = config
         self.device = torch.device(device)
-        w = {name.removeprefix("bert."): tensor for name, tensor in weights.items()}
-        w.pop("embeddings.position_ids", None)  # a buffer, not a weight
-        if not classifier:
-            w = {k: v for k, v in w.items() if not k.startswith("pooler.")}  # a base model's unused pooler
-        expected = weight_names(config, classifier=classifier)
-        if set(w) != expected:
-            missing, unread = sorted(expected - set(w)), sorted(set(w) - expected)
-            msg = f"Not the weights of this BERT: missing {missing[:4]}, unread {unread[:4]}."
-            raise ValueError(msg)
+        w = checked_weights(weights, config, classifier=classifier)
         self.weights = {k: torch.as_tensor(v).to(self.device, torch.float32) for k, v in w.items()}
 
     def hidden_states(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None = None) -> Any:

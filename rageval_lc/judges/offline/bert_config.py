@@ -10,10 +10,12 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["BertConfig", "read_config", "weight_names"]
+__all__ = ["BertConfig", "checked_weights", "read_config", "weight_names"]
 
 _SUPPORTED = {"model_type": "bert", "hidden_act": "gelu", "position_embedding_type": "absolute"}
 
@@ -66,3 +68,23 @@ def weight_names(config: BertConfig, *, classifier: bool) -> set[str]:
     if classifier:
         names |= {f"{part}.{kind}" for part in ("pooler.dense", "classifier") for kind in ("weight", "bias")}
     return names
+
+
+def checked_weights(weights: Mapping[str, Any], config: BertConfig, *, classifier: bool) -> dict[str, Any]:
+    """The tensors a forward pass reads, by name: a ``bert.`` prefix dropped, the ``position_ids`` buffer and (not
+    ``classifier``) a base model's unused pooler left out.
+
+    Raises:
+        ValueError: If a tensor the forward pass reads is missing, or one it would leave unread is there (a model
+            the forward passes here do not run as ``transformers`` would).
+    """
+    w = {name.removeprefix("bert."): tensor for name, tensor in weights.items()}
+    w.pop("embeddings.position_ids", None)  # a buffer, not a weight
+    if not classifier:
+        w = {k: v for k, v in w.items() if not k.startswith("pooler.")}
+    expected = weight_names(config, classifier=classifier)
+    if set(w) != expected:
+        missing, unread = sorted(expected - set(w)), sorted(set(w) - expected)
+        msg = f"Not the weights of this BERT: missing {missing[:4]}, unread {unread[:4]}."
+        raise ValueError(msg)
+    return w

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.judges.offline.bert_config import BertConfig, weight_names
+from rageval_lc.judges.offline.bert_config import BertConfig, checked_weights
 
 __all__ = ["NumpyBert", "erf", "gelu"]
 
@@ -74,15 +74,7 @@ class NumpyBert:
 
     def __init__(self, weights: Mapping[str, Any], config: BertConfig, *, classifier: bool = False) -> None:
         self.config = config
-        w = {name.removeprefix("bert."): value for name, value in weights.items()}
-        w.pop("embeddings.position_ids", None)  # a buffer, not a weight
-        if not classifier:
-            w = {k: v for k, v in w.items() if not k.startswith("pooler.")}
-        expected = weight_names(config, classifier=classifier)
-        if set(w) != expected:
-            missing, unread = sorted(expected - set(w)), sorted(set(w) - expected)
-            msg = f"Not the weights of this BERT: missing {missing[:4]}, unread {unread[:4]}."
-            raise ValueError(msg)
+        w = checked_weights(weights, config, classifier=classifier)
         w = {k: np.asarray(v, dtype=np.float32) for k, v in w.items()}
         self.embeddings = {
             kind: w[f"embeddings.{kind}_embeddings.weight"] for kind in ("word", "position", "token_type")

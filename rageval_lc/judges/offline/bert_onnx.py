@@ -12,6 +12,7 @@ pairs). The graph is written in memory each time a model loads, its weights hand
 Example:
     >>> config = BertConfig(hidden_size=8, num_attention_heads=2, num_hidden_layers=1)
     >>> import numpy as np
+    >>> from rageval_lc.judges.offline.bert_config import weight_names
     >>> from rageval_lc.judges.offline.bert_numpy import NumpyBert
     >>> rng = np.random.default_rng(0)
     >>> weights = {name: rng.normal(0, 0.2, _shape(name, config)).astype(np.float32)
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rageval_lc.judges.offline.bert_config import BertConfig, weight_names
+from rageval_lc.judges.offline.bert_config import BertConfig, checked_weights
 
 __all__ = ["OnnxBert", "onnx_available"]
 
@@ -69,15 +70,7 @@ class OnnxBert:
 
         self.config = config
         self.classifier = classifier
-        w = {name.removeprefix("bert."): value for name, value in weights.items()}
-        w.pop("embeddings.position_ids", None)  # a buffer, not a weight
-        if not classifier:
-            w = {k: v for k, v in w.items() if not k.startswith("pooler.")}
-        expected = weight_names(config, classifier=classifier)
-        if set(w) != expected:
-            missing, unread = sorted(expected - set(w)), sorted(set(w) - expected)
-            msg = f"Not the weights of this BERT: missing {missing[:4]}, unread {unread[:4]}."
-            raise ValueError(msg)
+        w = checked_weights(weights, config, classifier=classifier)
         model, self._weights = _graph(
             {k: np.asarray(v, dtype=np.float32) for k, v in w.items()}, config, classifier=classifier
         )
