@@ -3,7 +3,8 @@
 Per root run the handler collects the question (the chain's input), the contexts (below), the answer (the
 chain's output: a string, a message or a dict) and an optional reference (the run's metadata, ``reference`` by
 default). When the root run ends it scores the sample — on a background worker by default, so the chain is not
-slowed, or inline with ``background=False`` — stores the result under the run id and hands it to the sinks (the
+slowed (the offline judge's models on one core there: :func:`~rageval_lc.judges.offline.bert_onnx.one_thread`), or
+inline with ``background=False`` — stores the result under the run id and hands it to the sinks (the
 record: question, contexts, response, reference, the result row, LangSmith-style ``feedback``, ``"producer":
 "callback"`` and the LangSmith project the run is traced to, ``tracing_project``). Under asyncio (``ainvoke``,
 ``astream``) inline scoring runs on the loop's default executor, so ``ainvoke`` still returns after the score
@@ -53,6 +54,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 from uuid import UUID
@@ -64,6 +66,7 @@ from langsmith.utils import get_tracer_project
 
 from rageval_lc.adapters.common import NO_CONTEXTS_IN_RUN, FieldMap, JudgeWhenNeeded, Source, contexts_in
 from rageval_lc.adapters.sinks import CallableSink, Sink
+from rageval_lc.judges.offline.bert_onnx import one_thread
 from rageval_lc.reports.producers import CALLBACK, PRODUCER_KEY
 from rageval_lc.scoring.registry import parse_metrics
 from rageval_lc.scoring.sample import SampleResult, evaluate_sample
@@ -424,7 +427,9 @@ class RagEvalCallbackHandler(BaseCallbackHandler):
             sample = self._sample(key, collected, outputs)
             self._warn_no_contexts(key, collected, sample)
             options = {"no_contexts_reason": NO_CONTEXTS_IN_RUN, **self.options}
-            result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **options)
+            # in the background the offline judge's models run on one core: the chain keeps the others
+            with one_thread() if self._executor is not None else nullcontext():
+                result = evaluate_sample(sample, [s.name for s in self.specs], judge=self.judge, **options)
         except Exception as exc:  # never into the chain: an error result instead
             result = SampleResult.failed(key, self.specs, exc)
         self._deliver(key, sample, result, collected.project)

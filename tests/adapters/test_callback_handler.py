@@ -574,3 +574,21 @@ def test_results_are_found_by_the_run_id_given_as_a_uuid_or_a_string() -> None:
     assert uuid.uuid4() not in handler.results and handler.results.get(uuid.uuid4()) is None
     with pytest.raises(KeyError):
         handler.results[uuid.uuid4()]
+
+
+def test_background_scoring_runs_the_models_on_one_core_and_inline_does_not() -> None:
+    from rageval_lc.judges.offline.bert_onnx import _one_thread_here
+
+    seen: list[bool] = []
+
+    class RecordingJudge(CopyJudge):
+        def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
+            seen.append(_one_thread_here())
+            return super().trace_labels(sample)
+
+    for background in (True, False):
+        with RagEvalCallbackHandler(["faithfulness"], judge=RecordingJudge(), background=background) as handler:
+            rag_chain().invoke("Q1", config={"callbacks": [handler]})
+            if background:
+                handler.wait()
+    assert seen == [True, False]

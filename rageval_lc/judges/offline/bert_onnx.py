@@ -27,16 +27,43 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from rageval_lc.judges.offline.bert_config import BertConfig, checked_weights
 
-__all__ = ["OnnxBert", "onnx_available"]
+__all__ = ["OnnxBert", "one_thread", "onnx_available"]
 
 _OPSET = 17  # LayerNormalization's first opset
+_THIS_THREAD = threading.local()
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Within it, the forward passes this thread runs use one core (a second session of the same model, one
+    thread, sharing its weights): for scoring in the background beside a chain, which keeps the other cores.
+
+    Example:
+        >>> with one_thread():
+        ...     _one_thread_here()
+        True
+        >>> _one_thread_here()
+        False
+    """
+    before = _one_thread_here()
+    _THIS_THREAD.one = True
+    try:
+        yield
+    finally:
+        _THIS_THREAD.one = before
+
+
+def _one_thread_here() -> bool:
+    return bool(getattr(_THIS_THREAD, "one", False))
 
 
 def onnx_available() -> bool:
@@ -74,27 +101,33 @@ class OnnxBert:
         model, self._weights = _graph(
             {k: np.asarray(v, dtype=np.float32) for k, v in w.items()}, config, classifier=classifier
         )
+        self._graph_bytes = model.SerializeToString()  # a few kilobytes: the weights are outside it
+        threads = threads if threads is not None else int(os.environ.get("RAGEVAL_THREADS", "0") or 0)
+        self._sessions = {"default": self._session(max(0, threads))}
+        self._lock = threading.Lock()
+        # the arena keeps the run fast (without it every tensor is a fresh mapping: twice the time); shrinking it
+        # after each run hands a large batch's memory back instead of holding the largest batch's for good
+        self._run_options = onnxruntime.RunOptions()
+        self._run_options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+    def _session(self, threads: int) -> Any:
+        """A session of the graph on ``threads`` threads (0: onnxruntime's choice, one per physical core)."""
+        import onnxruntime
+
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        threads = threads if threads is not None else int(os.environ.get("RAGEVAL_THREADS", "0") or 0)
-        options.intra_op_num_threads = max(0, threads)
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only
         # threads sleep between runs instead of spinning: the judge often scores beside a chain (the callback
         # handler's worker); spinning cost a 20 ms chain 1.23x its latency where sleeping cost 1.07x, and inline
         # scoring 92 ms where sleeping took 68 ms, for the same rows/s on a file (26.4 s and 26.7 s for 100 rows)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        names = list(self._weights)  # kept alive with the session, which reads them where they are
+        names = list(self._weights)  # kept alive with the sessions, which read them where they are
         options.add_external_initializers(
             names, [onnxruntime.OrtValue.ortvalue_from_numpy(self._weights[n]) for n in names]
         )
-        self._session = onnxruntime.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
-        # the arena keeps the run fast (without it every tensor is a fresh mapping: twice the time); shrinking it
-        # after each run hands a large batch's memory back instead of holding the largest batch's for good
-        self._run_options = onnxruntime.RunOptions()
-        self._run_options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        return onnxruntime.InferenceSession(self._graph_bytes, options, providers=["CPUExecutionProvider"])
 
     def hidden_states(self, input_ids: Any, attention_mask: Any, token_type_ids: Any | None = None) -> np.ndarray:
         """The last layer's hidden states (batch × length × hidden, float32), as ``BertModel``'s."""
@@ -111,7 +144,14 @@ class OnnxBert:
         ids = np.asarray(input_ids, dtype=np.int64)
         types = np.zeros_like(ids) if token_type_ids is None else np.asarray(token_type_ids, dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": np.asarray(attention_mask, dtype=np.int64), "token_type_ids": types}
-        return self._session.run([output], feed, self._run_options)[0]
+        if _one_thread_here():
+            with self._lock:
+                if "one" not in self._sessions:
+                    self._sessions["one"] = self._session(1)
+            session = self._sessions["one"]
+        else:
+            session = self._sessions["default"]
+        return session.run([output], feed, self._run_options)[0]
 
 
 def _shape(name: str, config: BertConfig) -> tuple[int, ...]:

@@ -140,3 +140,16 @@ def test_the_cpu_runtimes_run_only_on_the_cpu_in_float32(monkeypatch) -> None:
     with pytest.raises(ValueError, match="Unknown runtime 'jax'"):
         SentenceTransformerEncoder(device="cpu", runtime="jax")
     assert NliModel(device="cpu", precision="bfloat16").runtime == "torch"  # autocast is torch's
+
+
+def test_one_thread_runs_a_second_session_with_the_same_outputs() -> None:
+    from rageval_lc.judges.offline.bert_onnx import one_thread
+
+    encoder = SentenceTransformerEncoder(device="cpu", runtime="onnx")
+    texts = shipped_texts()[:40]
+    usual = encoder.encode(texts)
+    with one_thread():
+        alone = encoder.encode(texts)
+    assert set(encoder.model.bert._sessions) == {"default", "one"}  # the one-thread session, made on first use
+    for a, b in zip(usual, alone, strict=True):
+        assert a.pieces == b.pieces and np.abs(a.sentence - b.sentence).max() <= VECTOR_ABS
