@@ -6,7 +6,7 @@ is written here with torch alone, its weights read with ``safetensors`` and its 
 ``tokenizers`` (from the model's own ``tokenizer.json``). It computes what ``transformers``' ``BertModel``
 computes (embeddings, post-norm encoder layers with exact GELU, scaled dot-product attention, the pooler), so
 its outputs match within float rounding: ``tests/judges/offline/test_bert.py`` compares both on the same texts.
-On the CPU the same pass runs in numpy (:mod:`~rageval_lc.judges.offline.bert_numpy`), torch not imported.
+On the CPU the same pass runs in onnxruntime (:mod:`~rageval_lc.judges.offline.bert_onnx`), torch not imported.
 
 :class:`BertForward` holds the weights of one model (a base model, or a sequence classifier with its pooler and
 head); :class:`WordPieces` is its tokenizer with the calls the judge makes.
@@ -213,7 +213,7 @@ class BertForward:
 
 class SentenceModel:
     """The packaged sentence-transformers model (a BERT, mean pooling, unit vectors) with the calls
-    :class:`~rageval_lc.judges.offline.encoder.SentenceTransformerEncoder` makes: :meth:`embed`,
+    :class:`~rageval_lc.judges.offline.encoder.SentenceTransformerEncoder` makes: :meth:`embed_batch`,
     :meth:`hidden_states`, ``tokenizer``, ``max_seq_length``, ``device``. Its forward pass runs in onnxruntime on the
     CPU (:class:`~rageval_lc.judges.offline.bert_onnx.OnnxBert`; numpy where onnxruntime is missing) and in torch
     (:class:`BertForward`) on a GPU, or where ``runtime="torch"``
@@ -284,16 +284,11 @@ class SentenceModel:
         """Numbers per sentence vector."""
         return self.bert.config.hidden_size
 
-    def embed(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
-        """One batch, truncated to :attr:`max_seq_length`, as numpy arrays: the word piece ids (batch × length), the
-        last hidden states (``token_embeddings``, batch × length × hidden) and the sentence vectors (their mean over
-        the attention mask, unit length), as sentence-transformers computes them."""
-        ids, mask, types = self.tokenizer.batch(list(texts), max_length=self.max_seq_length)
-        return self.embed_batch(_arrays(ids, mask, types))
-
     def embed_batch(self, batch: Mapping[str, Any]) -> tuple[Any, Any, Any]:
-        """:meth:`embed` of a batch already cut into word pieces (``input_ids``, ``attention_mask``,
-        ``token_type_ids``: numpy arrays, as :meth:`WordPieces.batches` gives them)."""
+        """One batch cut into word pieces (``input_ids``, ``attention_mask``, ``token_type_ids``: numpy arrays, as
+        :meth:`WordPieces.batches` gives them), as numpy arrays: the ids, the last hidden states
+        (``token_embeddings``, batch × length × hidden) and the sentence vectors (their mean over the attention mask,
+        unit length), as sentence-transformers computes them."""
         import numpy as np
 
         hidden = self.forward(batch)

@@ -55,7 +55,7 @@ class NliModel(Portable):
             (:func:`~rageval_lc.judges.offline.devices.resolve_device`).
         batch_size: pairs per forward pass.
         cache_size: pairs remembered.
-        precision: ``"auto"`` (float32 on the CPU, in numpy; float16 on CUDA; float32 on MPS), ``"float32"``,
+        precision: ``"auto"`` (float32 on the CPU, in onnxruntime; float16 on CUDA; float32 on MPS), ``"float32"``,
             ``"bfloat16"`` or ``"float16"`` (autocast, in torch: on a CPU with native bfloat16 support bfloat16 is
             faster than float32; probabilities move by at most ~0.01, measured on RAGBench pairs).
         runtime: what runs the model: ``auto`` (onnxruntime on the CPU in float32, torch otherwise), ``onnx``,
@@ -178,7 +178,7 @@ class NliModel(Portable):
 
     def _score(self, pairs: list[tuple[str, str]]) -> None:
         tokenizer, model = self._load()
-        if _runs_in_numpy(model):  # batches of like length in word pieces, cut once
+        if _in_a_cpu_runtime(model):  # batches of like length in word pieces, cut once
             batches = tokenizer.batches(
                 pairs, max_length=self.max_length, max_items=self.batch_size, max_pieces=_BATCH_PIECES
             )
@@ -233,7 +233,8 @@ class NliModel(Portable):
         return torch.softmax(logits, dim=-1).cpu().numpy()
 
 
-def _runs_in_numpy(model: Any) -> bool:
+def _in_a_cpu_runtime(model: Any) -> bool:
+    """Whether ``model`` is a CPU runtime's forward pass (numpy arrays in and out), not a torch module."""
     from rageval_lc.judges.offline.bert_numpy import NumpyBert
     from rageval_lc.judges.offline.bert_onnx import OnnxBert
 
