@@ -243,7 +243,9 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
     return items
 
 
-_NLI_PASS_CODE = ("nli_pass.py", "contradiction.py", "evidence.py", "slot_matching.py", "slots.py", "word_slots.py")
+#: the modules of the NLI pass and the contradiction detector, whose code the pass's tables depend on
+_NLI_PASS_CODE = ("nli_pass.py", "contradiction/reading.py", "contradiction/matching.py", "contradiction/verdicts.py")
+_NLI_PASS_CODE += ("slots.py", "word_slots.py")
 
 
 def _weights(items: list[dict]) -> np.ndarray:

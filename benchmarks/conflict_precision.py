@@ -29,8 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import load_ragbench, ragbench_record  # noqa: E402
-from rageval_lc.judges.offline.contradiction import find_conflict  # noqa: E402
-from rageval_lc.judges.offline.evidence import evidence_units  # noqa: E402
+from rageval_lc.judges.offline.contradiction import evidence_units, find_conflict  # noqa: E402
 
 MIN_PRECISION = 0.9
 

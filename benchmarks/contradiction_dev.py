@@ -37,8 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
 from rageval_lc import RagSample  # noqa: E402
-from rageval_lc.judges.offline.contradiction import find_conflict, nli_conflict  # noqa: E402
-from rageval_lc.judges.offline.evidence import evidence_units  # noqa: E402
+from rageval_lc.judges.offline.contradiction import evidence_units, find_conflict, nli_conflict  # noqa: E402
 from rageval_lc.judges.offline.nli_pass import nli_inputs  # noqa: E402
 
 SHARED = Path(os.environ.get("RAGEVAL_SHARED_DIR", ROOT.parent / "shared"))

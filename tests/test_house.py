@@ -71,3 +71,30 @@ def test_the_house_shows_every_room() -> None:
     drawn = docs.house()
     rooms = [room for room in docs.LAYERS if room not in ("core", "facade")]
     assert all(f"| `{room}/` |" in drawn for room in rooms if (PACKAGE / room).is_dir())
+
+
+def _private_imports(source: str) -> list[str]:
+    """The private names (one leading underscore) a module's source imports from another module of the package."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("rageval_lc")):
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and a.name[:2] != "__"]
+    return found
+
+
+def test_no_module_of_the_offline_judge_imports_a_private_name() -> None:
+    """Each module of ``judges/offline/`` (the contradiction detector's package among them) hands on only names
+    without a leading underscore: what another module reads is public, said in its ``__all__``."""
+    offline = PACKAGE / "judges" / "offline"
+    found = {
+        path.relative_to(offline).as_posix(): names
+        for path in offline.rglob("*.py")
+        if (names := _private_imports(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_the_private_import_check_sees_one() -> None:
+    source = "from rageval_lc.judges.offline.evidence import _Slots, frame_words\nfrom os import _exit\n"
+    assert _private_imports(source) == ["rageval_lc.judges.offline.evidence._Slots"]
+    assert _private_imports("from .evidence import _slots\nfrom .x import __version__\n") == ["evidence._slots"]

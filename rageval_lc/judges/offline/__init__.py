@@ -2,8 +2,8 @@
 
 ``judge`` (the judge), ``features``, ``grounding`` (each claim's evidence), ``nli_pass`` (the grounding model's pass
 over (evidence, claim) pairs), ``contradiction`` (the
-contradiction detector), ``evidence`` and ``slot_matching`` (what it compares, and how), ``slots`` and
-``word_slots`` (the slots it reads), ``reference``, ``limits``, ``model`` and ``params.json`` (the fitted linear
+contradiction detector, a package: its face in ``contradiction/__init__.py``), ``slots`` and ``word_slots`` (the
+slots it reads), ``reference``, ``limits``, ``model`` and ``params.json`` (the fitted linear
 models; refitted to a user's rows by :mod:`rageval_lc.align.refit`); the models: ``encoder`` (the packaged
 sentence-transformers model), ``nli`` (the grounding model, an NLI cross-encoder trained on the task, its adapter in
 ``nli/``), ``cross_encoder`` (an NLI

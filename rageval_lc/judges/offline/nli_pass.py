@@ -24,8 +24,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rageval_lc.judges.offline.contradiction import Conflict, find_conflict, nli_conflict, stating_sentence
-from rageval_lc.judges.offline.evidence import alignment, evidence_units, frame_words
+from rageval_lc.judges.offline.contradiction import (
+    Conflict,
+    alignment,
+    evidence_units,
+    find_conflict,
+    frame_words,
+    nli_conflict,
+    stating_sentence,
+)
 from rageval_lc.text import KeyedSentences, is_claim
 
 __all__ = [

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_lc.judges.offline.contradiction import find_conflict, nli_conflict
-from rageval_lc.judges.offline.evidence import evidence_units
+from rageval_lc.judges.offline.contradiction import evidence_units, find_conflict, nli_conflict
 from rageval_lc.judges.offline.slots import dates, quantities, same_quantity
 from rageval_lc.text import KeyedSentences
 

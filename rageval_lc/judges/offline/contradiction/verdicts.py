@@ -13,12 +13,13 @@ verdict:
   sentences, :mod:`~rageval_lc.judges.offline.grounding`) where that evidence aligns, at least ``threshold`` and
   above its entailment probability.
 
-The document texts compared are :mod:`~rageval_lc.judges.offline.evidence` units, read slot by slot as
-:mod:`~rageval_lc.judges.offline.slot_matching` says; here, the verdicts and their reasons. The threshold was set
-for precision on a development set of our own (``benchmarks/contradiction_dev.py``), never on RAGBench.
+The document texts compared are :mod:`~rageval_lc.judges.offline.contradiction.reading` units, matched slot by
+slot by :class:`~rageval_lc.judges.offline.contradiction.matching.SlotMatch`; here, the verdicts and their reasons.
+The threshold was set for precision on a development set of our own (``benchmarks/contradiction_dev.py``), never
+on RAGBench.
 
 Example:
-    >>> from rageval_lc.judges.offline.evidence import evidence_units
+    >>> from rageval_lc.judges.offline.contradiction.reading import evidence_units
     >>> document = [("0a", "Canberra is the capital city of Australia."), ("0b", "Sydney is its largest city.")]
     >>> units = evidence_units([document])
     >>> find_conflict("The capital of Australia is Sydney.", units).detail
@@ -33,37 +34,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rageval_lc.judges.offline.evidence import (
-    _LEADING_PRONOUN,
-    _MIN_CLAUSE_WORDS,
-    _SINGLE,
+from rageval_lc.judges.offline.contradiction.matching import (
+    SlotMatch,
+    distinctive,
+    side_values,
+    unmatched_figures,
+)
+from rageval_lc.judges.offline.contradiction.reading import (
+    LEADING_PRONOUN,
+    MIN_CLAUSE_WORDS,
+    SINGLE,
     EvidenceUnit,
-    _Slots,
-    _slots,
+    Slots,
     alignment,
     frame_words,
-)
-from rageval_lc.judges.offline.slot_matching import (
-    _closest,
-    _comparison_conflict,
-    _crossed_roles,
-    _date_distance,
-    _distinctive,
-    _family,
-    _first_name,
-    _meant_found,
-    _negation_flip,
-    _number_part,
-    _resolved,
-    _scope,
-    _side_values,
-    _unmatched_dates,
-    _unmatched_names,
-    _unmatched_quantities,
-    _with_previous,
+    read_slots,
+    with_previous,
 )
 from rageval_lc.judges.offline.slots import stem
-from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, role_swap, same_name
+from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, same_name
 
 __all__ = ["Conflict", "find_conflict", "keys_label", "nli_conflict", "said_verbatim", "stating_sentence"]
 
@@ -108,7 +97,7 @@ class Conflict:
     strength: float
 
 
-def _numeric_comparison(said: _Slots, units: Sequence[EvidenceUnit]) -> Conflict | None:
+def _numeric_comparison(said: Slots, units: Sequence[EvidenceUnit]) -> Conflict | None:
     """ "A is cheaper than B" where a document text gives both amounts the other way round."""
     for comparison in said.comparisons:
         left, right = comparison.left - comparison.right, comparison.right - comparison.left
@@ -117,7 +106,7 @@ def _numeric_comparison(said: _Slots, units: Sequence[EvidenceUnit]) -> Conflict
         for unit in units:
             if unit.kind == "passage":
                 continue
-            values = _side_values(unit.text, left, right, comparison.measure)
+            values = side_values(unit.text, left, right, comparison.measure)
             if values is None:
                 continue
             (a, a_text), (b, b_text) = values
@@ -130,68 +119,58 @@ def _numeric_comparison(said: _Slots, units: Sequence[EvidenceUnit]) -> Conflict
     return None
 
 
-def _slot_conflict(said: _Slots, frame: set[str], unit: EvidenceUnit) -> Conflict | None:
+def _slot_conflict(match: SlotMatch) -> Conflict | None:
     """The conflict between a sentence and one aligned document text, slot by slot."""
-    there = _slots(unit.text)
-    where = _where(unit)
-    new_n, old_n = _unmatched_names(said, there, unit.context)
-    meant = _meant_found(said, there, unit.context)
-    there_frame = frame_words(unit.text, there.names)
-    # how much of the document text the sentence holds: a long text of many facts that shares a few words is no rival
-    focus = 1.0 if not frame or not there_frame else len(there_frame & frame) / len(there_frame)
-    same_subject = not new_n and meant and focus >= MIN_FIGURE_FOCUS  # another entity's number is no conflict
-    new_q, old_q = _unmatched_quantities(said, there) if same_subject else ([], [])
-    for q in new_q:
-        rivals = [
-            e
-            for e in old_q
-            if _family(e) == _family(q)
-            and bool(_scope(e)) == bool(_scope(q))
-            and not (e.value == q.value and e.dimension == q.dimension)  # one value, worded as a bound on one side
-        ]
-        if rivals:
-            e = _closest(q, rivals)
-            kind = "unit" if _number_part(q) == _number_part(e) else "number"
-            return Conflict(
-                kind, unit.keys, f"says {q.describe()}; {where} says {e.describe()}", SLOT_CONFLICT_STRENGTH
-            )
-    new_d, old_d = _unmatched_dates(said, there)
-    if new_d and old_d and same_subject:
-        e = min(old_d, key=lambda d: _date_distance(d, new_d[0]))
-        detail = f"says {new_d[0].describe()}; {where} says {e.describe()}"
+    said, unit, where = match.said, match.unit, _where(match.unit)
+    new_n, old_n = match.names
+    same_subject = _same_subject(match)
+    if same_subject and (rival := match.quantity_rival()):
+        kind, q, e = rival
+        return Conflict(kind, unit.keys, f"says {q.describe()}; {where} says {e.describe()}", SLOT_CONFLICT_STRENGTH)
+    if same_subject and (dated := match.date_rival()):
+        detail = f"says {dated[0].describe()}; {where} says {dated[1].describe()}"
         return Conflict("date", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
     # another name both share (or the one a leading pronoun stands for): the same subject, another filler
-    anchored = len(said.names) - len(new_n) >= 1 or (bool(said.meant) and meant)
-    focused = focus >= MIN_FOCUS
-    covered = alignment(frame, unit.text) >= MIN_NAME_ALIGNMENT  # it adds nothing but the other name
-    if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind in _SINGLE and focused:
-        if not covered:
+    anchored = len(said.names) - len(new_n) >= 1 or (bool(said.meant) and match.meant_found)
+    focused = match.focus >= MIN_FOCUS
+    if new_n and old_n and anchored and len(new_n) == 1 and len(old_n) <= 2 and unit.kind in SINGLE and focused:
+        if match.alignment < MIN_NAME_ALIGNMENT:  # it adds more than the other name
             return None
-        if _LEADING_PRONOUN.match(unit.text) and not unit.context:  # "He later tutored ...": he may be the name
+        if LEADING_PRONOUN.match(unit.text) and not unit.context:  # "He later tutored ...": he may be the name
             return None
         detail = f"says {', '.join(new_n)}; {where} says {', '.join(old_n[:2])}"
         return Conflict("name", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    said_text, unit_text = _resolved(said.text, said.subject), _resolved(unit.text, _first_name(unit.context))
-    swapped = (role_swap(said_text, unit_text) or _crossed_roles(said.text, unit.text, frame)) if focused else None
+    swapped = match.swapped_roles(resolve_pronouns=True) if focused else None
     if swapped:
         detail = f"{where} names {swapped[0]} and {swapped[1]} in the other roles"
         return Conflict("role_swap", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    compared = _comparison_conflict(said, there)
-    if compared and alignment(frame, unit.text) >= MIN_ALIGNMENT:
+    compared = match.comparison_conflict
+    if compared and match.alignment >= MIN_ALIGNMENT:
         detail = f'says "{compared[0].text}"; {where} says "{compared[1].text}"'
         return Conflict("comparison", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    aligned = alignment(frame - _VERDICT_WORDS, unit.text) >= MIN_NEGATION_ALIGNMENT
-    if aligned and focus >= MIN_NEGATION_FOCUS and unit.kind in _SINGLE and not new_q and not new_d and not new_n:
-        flipped = (
-            None
-            if _CONDITIONAL.search(unit.text) or _CONDITIONAL.search(said.text)
-            else _negation_flip(said, there, frame)
-        )  # "if the picture is not correct, ..." states a condition, not that it is not correct
-        if flipped:
-            side, word = flipped
-            detail = _negation_detail(said.text, unit.text, word, side, where)
-            return Conflict("negation", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
-    return None
+    return _negation_conflict(match)
+
+
+def _same_subject(match: SlotMatch) -> bool:
+    """Whether the text speaks of the sentence's subject: every name found, and enough of the text in the sentence
+    (another entity's number is no conflict)."""
+    return not match.names[0] and match.meant_found and match.focus >= MIN_FIGURE_FOCUS
+
+
+def _negation_conflict(match: SlotMatch) -> Conflict | None:
+    """A frame word negated on one side only, in a single statement that otherwise says the same."""
+    said, unit = match.said, match.unit
+    aligned = alignment(match.frame - _VERDICT_WORDS, unit.text) >= MIN_NEGATION_ALIGNMENT
+    figures_differ = (_same_subject(match) and match.quantities[0]) or match.dates[0] or match.names[0]
+    if not aligned or match.focus < MIN_NEGATION_FOCUS or unit.kind not in SINGLE or figures_differ:
+        return None
+    if _CONDITIONAL.search(unit.text) or _CONDITIONAL.search(said.text):
+        return None  # "if the picture is not correct, ..." states a condition, not that it is not correct
+    if match.negation_flip is None:
+        return None
+    side, word = match.negation_flip
+    detail = _negation_detail(said.text, unit.text, word, side, _where(unit))
+    return Conflict("negation", unit.keys, detail, SLOT_CONFLICT_STRENGTH)
 
 
 def _negation_detail(sentence: str, document: str, word: str, side: str, where: str) -> str:
@@ -225,71 +204,49 @@ def _where(unit: EvidenceUnit) -> str:
     return keys_label(unit.keys)
 
 
-def _holds_every_fact(said: _Slots, there: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
-    """Every number, date and name of the sentence is in the document text, with the same polarity."""
-    return (
-        not _unmatched_quantities(said, there)[0]
-        and not _unmatched_dates(said, there)[0]
-        and not _unmatched_names(said, there, unit.context)[0]
-        and _meant_found(said, there, unit.context)
-        and _negation_flip(said, there, frame) is None
-    )
-
-
-def _states(said: _Slots, frame: set[str], unit: EvidenceUnit) -> bool:
+def _states(match: SlotMatch) -> bool:
     """A document sentence says what the sentence says: aligned, every number, date and name found, the same
     polarity, roles and comparisons."""
-    if alignment(frame, unit.text) < MIN_ALIGNMENT:
+    if match.alignment < MIN_ALIGNMENT:
         return False
-    if unit.context and said.names and not same_name(_first_name(unit.context), list(said.names), said.text):
-        return False  # "It was chosen as the capital over Sydney": "it" is another name than the sentence's
-    there = _slots(unit.text)
-    return (
-        _holds_every_fact(said, there, frame, unit)
-        and role_swap(said.text, unit.text) is None
-        and _crossed_roles(said.text, unit.text, frame) is None
-        and _comparison_conflict(said, there) is None
-    )
+    if match.context_means_another:  # "It was chosen as the capital over Sydney": "it" is another name
+        return False
+    return match.holds_every_fact and match.swapped_roles() is None and match.comparison_conflict is None
 
 
-def _named_elsewhere(said: _Slots, frame: set[str], unit: EvidenceUnit, units: Sequence[EvidenceUnit]) -> bool:
+def _named_elsewhere(match: SlotMatch, others: Sequence[SlotMatch]) -> bool:
     """Whether the sentence's names all stand in another document sentence about the same thing (half its frame
     words): the name said is then found where it belongs, not in place of another. A sentence that names the
     rival too, or whose pronoun stands for it ("It was chosen as the capital over Sydney", after "Canberra is the
     capital"), speaks for the rival, not for the name said."""
-    rivals = _unmatched_names(said, _slots(unit.text), unit.context)[1]
-    for other in units:
-        if other.kind != "sentence" or other.keys == unit.keys or alignment(frame, other.text) < 0.5:
+    rivals = match.names[1]
+    for other in others:
+        unit = other.unit
+        if unit.kind != "sentence" or unit.keys == match.unit.keys or other.alignment < 0.5:
             continue
-        if any(same_name(r, [], f"{other.context} {other.text}") for r in rivals):
+        if any(same_name(r, [], f"{unit.context} {unit.text}") for r in rivals):
             continue
-        if not _unmatched_names(said, _slots(other.text), other.context)[0]:
+        if not other.names[0]:
             return True
     return False
 
 
-def _figures_stated_elsewhere(
-    said: _Slots, frame: set[str], unit: EvidenceUnit, aligned: Sequence[EvidenceUnit]
-) -> bool:
+def _figures_stated_elsewhere(match: SlotMatch, aligned: Sequence[SlotMatch]) -> bool:
     """Whether another single statement, as aligned, gives every number and date of the sentence and names what
     it names: the sentence then restates that one ("$50" from one seller's passage, "$60" in another's), and the
     figure it differs from belongs to another statement."""
+    said = match.said
+    if not (said.quantities or said.dates):
+        return False
     for other in aligned:
-        if other.kind not in _SINGLE or other.keys == unit.keys:
+        if other.unit.kind not in SINGLE or other.unit.keys == match.unit.keys:
             continue
-        there = _slots(other.text)
-        if (
-            not _unmatched_quantities(said, there)[0]
-            and not _unmatched_dates(said, there)[0]
-            and not _unmatched_names(said, there, other.context)[0]
-            and _meant_found(said, there, other.context)
-            and (said.quantities or said.dates)
-        ):
+        if not other.quantities[0] and not other.dates[0] and not other.names[0] and other.meant_found:
             return True
     return False
 
 
-def _name_alignment(said: _Slots, text: str) -> float:
+def _name_alignment(said: Slots, text: str) -> float:
     """For a sentence of names alone ("Mount Kilimanjaro is in Kenya"): 1 when all but one of its names are in
     ``text``, else 0."""
     found = sum(same_name(n, [], text) for n in said.names)
@@ -309,49 +266,38 @@ def find_conflict(sentence: str, units: Sequence[EvidenceUnit], previous: str | 
     documents = " ".join(u.text for u in units if u.kind == "sentence")
     if said_verbatim(sentence, units):
         return None
-    said = _slots(sentence, documents)
-    said = _with_previous(said, sentence, previous, documents)
+    said = with_previous(read_slots(sentence, documents), sentence, previous, documents)
     if not (said.quantities or said.dates or said.names or said.comparisons or frame_words(said.text)):
         return None
     frame = frame_words(said.text, said.names)
-    if any(_states(said, frame, u) for u in units if u.kind in _SINGLE):
+    matches = [SlotMatch(said, frame, u) for u in units]
+    if any(_states(m) for m in matches if m.unit.kind in SINGLE):
         return None
     if said.comparisons:
         compared = _numeric_comparison(said, units)
         if compared is not None:
             return compared
     order = {"sentence": 0, "clause": 0, "window": 1, "passage": 2}
-    scored = [(alignment(frame, u.text) if frame else _name_alignment(said, u.text), u) for u in units]
-    ranked = sorted(scored, key=lambda su: (order[su[1].kind], -su[0]))
-    for score, unit in ranked:  # the same distinctive number in another unit ("42.195 miles" for kilometres)
-        if unit.kind == "sentence" and score < MIN_ALIGNMENT and any(_distinctive(q) for q in said.quantities):
-            conflict = _slot_conflict(said, frame, unit)
+    scored = [(m.alignment if frame else _name_alignment(said, m.unit.text), m) for m in matches]
+    ranked = sorted(scored, key=lambda sm: (order[sm[1].unit.kind], -sm[0]))
+    for score, match in ranked:  # the same distinctive number in another unit ("42.195 miles" for kilometres)
+        if match.unit.kind == "sentence" and score < MIN_ALIGNMENT and any(distinctive(q) for q in said.quantities):
+            conflict = _slot_conflict(match)
             if conflict is not None and conflict.kind == "unit":
                 return conflict
-    aligned = [u for score, u in ranked if score >= MIN_ALIGNMENT]
-    found_somewhere: _Slots | None = None
-    for unit in aligned:
-        conflict = _slot_conflict(said, frame, unit)
+    aligned = [m for score, m in ranked if score >= MIN_ALIGNMENT]
+    for match in aligned:
+        conflict = _slot_conflict(match)
         if conflict is None:
             continue
-        if conflict.kind == "name" and _named_elsewhere(said, frame, unit, units):
+        if conflict.kind == "name" and _named_elsewhere(match, matches):
             continue
         figure = conflict.kind in ("number", "unit", "date")
-        if figure and _figures_stated_elsewhere(said, frame, unit, aligned):
+        if figure and _figures_stated_elsewhere(match, aligned):
             continue  # another statement of the same thing gives the sentence's figures: passages may differ
-        if unit.kind == "sentence" or not figure:
+        if match.unit.kind == "sentence" or not figure:
             return conflict
-        if found_somewhere is None:  # every number and date any aligned text holds
-            texts = [_slots(u.text) for u in aligned]
-            found_somewhere = _Slots(
-                "",
-                tuple(q for t in texts for q in t.quantities),
-                tuple(d for t in texts for d in t.dates),
-                (),
-                frozenset(),
-                (),
-            )
-        if _unmatched_quantities(said, found_somewhere)[0] or _unmatched_dates(said, found_somewhere)[0]:
+        if unmatched_figures(said, [m.there for m in aligned]):  # in no aligned text at all
             return conflict
     return None
 
@@ -380,7 +326,7 @@ def said_verbatim(sentence: str, units: Sequence[EvidenceUnit]) -> bool:
     sentence a document sentence states; the NLI model's reading of another passage may still contradict it.
 
     Example:
-        >>> from rageval_lc.judges.offline.evidence import evidence_units
+        >>> from rageval_lc.judges.offline.contradiction.reading import evidence_units
         >>> units = evidence_units([[("0a", "3. Press and hold the power button for 10 seconds, then release it.")]])
         >>> said_verbatim("Press and hold the power button for 10 seconds.", units)
         True
@@ -388,7 +334,7 @@ def said_verbatim(sentence: str, units: Sequence[EvidenceUnit]) -> bool:
         False
     """
     words = _plain_words(sentence)
-    if len(words.split()) < _MIN_CLAUSE_WORDS:
+    if len(words.split()) < MIN_CLAUSE_WORDS:
         return False
     return any(f" {words} " in f" {_plain_words(u.text)} " for u in units if u.kind != "passage")
 
@@ -402,7 +348,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
     sentences are also close in meaning (see :func:`~rageval_lc.judges.offline.labelling.nli_adjusted`).
 
     Example:
-        >>> from rageval_lc.judges.offline.evidence import evidence_units
+        >>> from rageval_lc.judges.offline.contradiction.reading import evidence_units
         >>> units = evidence_units([[("0a", "Mount Everest is 8,849 metres tall.")]])
         >>> stating_sentence("Everest rises 8,849 m above sea level.", units)
         ('0a',)
@@ -410,14 +356,12 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
         ()
     """
     documents = " ".join(u.text for u in units if u.kind == "sentence")
-    said = _with_previous(_slots(sentence, documents), sentence, previous, documents)
+    said = with_previous(read_slots(sentence, documents), sentence, previous, documents)
     if not (said.quantities or said.dates):
         return ()
     frame = frame_words(said.text, said.names)
     for unit in units:
-        if unit.kind != "sentence":
-            continue
-        if _holds_every_fact(said, _slots(unit.text), frame, unit):
+        if unit.kind == "sentence" and SlotMatch(said, frame, unit).holds_every_fact:
             return unit.keys
     return ()
 
@@ -442,7 +386,7 @@ def nli_conflict(
     """
     # what a passage says verbatim it does not contradict (another passage may: documents can disagree)
     holding = {_document(k) for keys, premise in candidates for k in keys if said_verbatim(sentence, [_unit(premise)])}
-    said = _slots(sentence)
+    said = read_slots(sentence)
     frame = frame_words(said.text, said.names)
     best: tuple[float, tuple[str, ...]] | None = None
     top_entailment = max((float(p[0]) for p in probabilities), default=0.0)

@@ -1,28 +1,44 @@
-"""Slot by slot, what a response sentence says that a document text does not.
+"""Slot by slot, what a response sentence says that a document text does not (:class:`SlotMatch`).
 
 The sentence's numbers, dates and names the text lacks, and the text's the sentence lacks (its rivals), allowing
 for what the text lets one work out (:func:`derived_quantities`: totals, differences, shares), for a people named
 after a place and for the names a leading pronoun may stand for; a negation on one side only; a comparison that
 runs the other way, or the values a text gives each side of one; two words that trade roles around a shared one.
-The contradiction detector (:mod:`~rageval_lc.judges.offline.contradiction`) turns what these find into conflicts.
+The detector's verdicts (:mod:`~rageval_lc.judges.offline.contradiction.verdicts`) turn what these find into
+conflicts; they read one :class:`SlotMatch` per document text and never the slots themselves.
+
+Example:
+    >>> from rageval_lc.judges.offline.contradiction.reading import EvidenceUnit, frame_words, read_slots
+    >>> said = read_slots("The Berlin Wall fell in 1991.")
+    >>> unit = EvidenceUnit(("0a",), "The Berlin Wall fell on 9 November 1989.", "sentence")
+    >>> match = SlotMatch(said, frame_words(said.text, said.names), unit)
+    >>> [d.describe() for d in match.dates[0]], [d.describe() for d in match.dates[1]], match.alignment
+    (['1991'], ['9 November 1989'], 1.0)
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from rageval_lc.facts import ONES
-from rageval_lc.judges.offline.evidence import _CACHED_TEXTS, _FRAME_STOP, _LEADING_PRONOUN, _Slots, frame_words
+from rageval_lc.judges.offline.contradiction.reading import (
+    CACHED_TEXTS,
+    FRAME_STOP,
+    EvidenceUnit,
+    Slots,
+    alignment,
+    frame_words,
+    read_slots,
+)
 from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, same_quantity, stem
-from rageval_lc.judges.offline.word_slots import COMMON_STARTS, Comparison, names, same_name
+from rageval_lc.judges.offline.word_slots import COMMON_STARTS, Comparison, names, role_swap, same_name
 
-__all__ = ["derived_quantities"]
+__all__ = ["SlotMatch", "derived_quantities", "distinctive", "side_values", "unmatched_figures"]
 
 
-def _unmatched_quantities(said: _Slots, there: _Slots) -> tuple[list[Quantity], list[Quantity]]:
+def unmatched_quantities(said: Slots, there: Slots) -> tuple[list[Quantity], list[Quantity]]:
     """(the sentence's quantities the text does not state nor let one work out, the text's quantities the sentence
     does not state)."""
     worked = [q for q in derived_quantities(there.text) if _asks_for(said.text, q)]
@@ -62,7 +78,7 @@ _MAX_SUMMED = 6  # figures of a text whose totals and differences are worked out
 _SMALL = {w: i for i, w in enumerate(ONES[:13])}
 
 
-@lru_cache(maxsize=_CACHED_TEXTS)
+@lru_cache(maxsize=CACHED_TEXTS)
 def derived_quantities(text: str) -> tuple[Quantity, ...]:
     """Quantities a text lets one work out without saying them: the total and the difference of two amounts it
     gives in the same unit, and the share "3 of the 12" is (25 %). A sentence that states one of them restates
@@ -95,13 +111,13 @@ def derived_quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(out)
 
 
-def _unmatched_dates(said: _Slots, there: _Slots) -> tuple[list[Date], list[Date]]:
+def unmatched_dates(said: Slots, there: Slots) -> tuple[list[Date], list[Date]]:
     new = [d for d in said.dates if not any(d.agrees_with(e) for e in there.dates)]
     old = [e for e in there.dates if not any(d.agrees_with(e) for d in said.dates)]
     return new, old
 
 
-def _unmatched_names(said: _Slots, there: _Slots, context: str = "") -> tuple[list[str], list[str]]:
+def _unmatched_names(said: Slots, there: Slots, context: str = "") -> tuple[list[str], list[str]]:
     """(the sentence's names the document text lacks, the document text's names the sentence lacks); ``context``:
     text whose names a pronoun of the document text may stand for."""
     meant = names(context) if context else []
@@ -132,7 +148,7 @@ def _could_be_rival(name: str) -> bool:
     if len(words) > 3 or (len(words) > 1 and any(w.isupper() and len(w) > 1 for w in words)):
         return False
     first = words[0].lower()
-    if first in COMMON_STARTS or first in _FRAME_STOP or first.endswith("ing"):
+    if first in COMMON_STARTS or first in FRAME_STOP or first.endswith("ing"):
         return False
     return not _ADJECTIVAL.search(words[-1])
 
@@ -147,7 +163,7 @@ def _demonym(name: str, there: Sequence[str]) -> bool:
     return any(low != p and low.startswith(p[:-1]) and len(low) - len(p) <= 4 for p in places)
 
 
-def _meant_found(said: _Slots, there: _Slots, context: str = "") -> bool:
+def _meant_found(said: Slots, there: Slots, context: str = "") -> bool:
     """For a sentence opening with a pronoun: whether one of the names it may stand for is in the document text."""
     if not said.meant:
         return True
@@ -155,14 +171,7 @@ def _meant_found(said: _Slots, there: _Slots, context: str = "") -> bool:
     return any(same_name(n, meant, there.text) for n in said.meant)
 
 
-def _with_previous(said: _Slots, sentence: str, previous: str | None, documents: str) -> _Slots:
-    """The slots with the names a leading pronoun may stand for (those of the previous response sentence)."""
-    if previous and _LEADING_PRONOUN.match(sentence):
-        return replace(said, meant=tuple(n for n in names(previous, documents) if n not in said.names))
-    return said
-
-
-def _negation_flip(said: _Slots, there: _Slots, frame: set[str]) -> tuple[str, str] | None:
+def _negation_flip(said: Slots, there: Slots, frame: set[str]) -> tuple[str, str] | None:
     """(the side that negates, the word) when a frame word is negated on one side only, and the other side
     negates nothing ("it is not safe to drive" and "do not drive" agree)."""
     if said.negated and there.negated:
@@ -175,7 +184,7 @@ def _negation_flip(said: _Slots, there: _Slots, frame: set[str]) -> tuple[str, s
     return None
 
 
-def _comparison_conflict(said: _Slots, there: _Slots) -> tuple[Comparison, Comparison] | None:
+def _comparison_conflict(said: Slots, there: Slots) -> tuple[Comparison, Comparison] | None:
     for a in said.comparisons:
         for b in there.comparisons:
             if a.measure != b.measure:
@@ -216,7 +225,7 @@ _MEASURE_FAMILIES = {
 _DATE_MEASURES = {"age": -1, "time": 1}  # older = an earlier date; later = a later date
 
 
-def _side_values(text: str, left: frozenset[str], right: frozenset[str], measure: str) -> tuple | None:
+def side_values(text: str, left: frozenset[str], right: frozenset[str], measure: str) -> tuple | None:
     """The values a text gives for each side of a comparison: each number (or date) goes to the side named last
     before it in its clause."""
     words = [(m.start(), stem(m.group())) for m in re.finditer(r"[\w'’-]+", text)]
@@ -343,7 +352,7 @@ def _resolved(text: str, subject: str) -> str:
                   text, count=1, flags=re.I)  # fmt: skip
 
 
-def _distinctive(q: Quantity) -> bool:
+def distinctive(q: Quantity) -> bool:
     """A number precise enough that two texts giving it mean the same measurement (1,642; 42.195), not 25."""
     digits = re.sub(r"\D", "", _number_part(q))
     return len(digits.strip("0")) >= 3
@@ -352,3 +361,114 @@ def _distinctive(q: Quantity) -> bool:
 def _number_part(q: Quantity) -> str:
     match = re.search(r"[\d.,\s]*\d|\b[a-z]+(?:[\s-][a-z]+)*\b", q.text.lower())
     return re.sub(r"[,\s]", "", match.group()) if match else q.text
+
+
+def unmatched_figures(said: Slots, texts: Sequence[Slots]) -> bool:
+    """Whether a number or date of the sentence is in none of ``texts`` (every figure any of them holds counts)."""
+    pooled = Slots(
+        "", tuple(q for t in texts for q in t.quantities), tuple(d for t in texts for d in t.dates), (), frozenset(), ()
+    )
+    return bool(unmatched_quantities(said, pooled)[0] or unmatched_dates(said, pooled)[0])
+
+
+class SlotMatch:
+    """How a response sentence's slots (``said``, its frame words ``frame``) match one document text (``unit``):
+    each part worked out when first asked for, then remembered.
+
+    ``names``, ``quantities``, ``dates``: (the sentence's the text lacks, the text's the sentence lacks);
+    ``meant_found``: a leading pronoun's name is in the text; ``alignment``: the share of the sentence's frame
+    words the text holds; ``focus``: the share of the text's frame words the sentence holds; ``negation_flip``,
+    ``comparison_conflict``, :meth:`swapped_roles`: what turns the other way.
+    """
+
+    def __init__(self, said: Slots, frame: set[str], unit: EvidenceUnit) -> None:
+        self.said, self.frame, self.unit = said, frame, unit
+
+    @cached_property
+    def there(self) -> Slots:
+        return read_slots(self.unit.text)
+
+    @cached_property
+    def names(self) -> tuple[list[str], list[str]]:
+        return _unmatched_names(self.said, self.there, self.unit.context)
+
+    @cached_property
+    def meant_found(self) -> bool:
+        return _meant_found(self.said, self.there, self.unit.context)
+
+    @cached_property
+    def quantities(self) -> tuple[list[Quantity], list[Quantity]]:
+        return unmatched_quantities(self.said, self.there)
+
+    @cached_property
+    def dates(self) -> tuple[list[Date], list[Date]]:
+        return unmatched_dates(self.said, self.there)
+
+    @cached_property
+    def alignment(self) -> float:
+        return alignment(self.frame, self.unit.text)
+
+    @cached_property
+    def focus(self) -> float:
+        """How much of the text the sentence holds: a long text of many facts that shares a few words is no rival."""
+        there_frame = frame_words(self.unit.text, self.there.names)
+        return 1.0 if not self.frame or not there_frame else len(there_frame & self.frame) / len(there_frame)
+
+    @cached_property
+    def negation_flip(self) -> tuple[str, str] | None:
+        return _negation_flip(self.said, self.there, self.frame)
+
+    @cached_property
+    def comparison_conflict(self) -> tuple[Comparison, Comparison] | None:
+        return _comparison_conflict(self.said, self.there)
+
+    @cached_property
+    def holds_every_fact(self) -> bool:
+        """Every number, date and name of the sentence is in the text, with the same polarity."""
+        return (
+            not self.quantities[0]
+            and not self.dates[0]
+            and not self.names[0]
+            and self.meant_found
+            and self.negation_flip is None
+        )
+
+    @cached_property
+    def context_means_another(self) -> bool:
+        """The text opens with a pronoun for a name (its context's first) that is none of the sentence's names."""
+        context, said = self.unit.context, self.said
+        return bool(context and said.names and not same_name(_first_name(context), list(said.names), said.text))
+
+    def swapped_roles(self, *, resolve_pronouns: bool = False) -> list[str] | None:
+        """Two names or words in each other's roles; ``resolve_pronouns``: a leading "it", "she", ... read on each
+        side as the name it stands for."""
+        said, unit = self.said, self.unit
+        if resolve_pronouns:
+            swapped = role_swap(_resolved(said.text, said.subject), _resolved(unit.text, _first_name(unit.context)))
+        else:
+            swapped = role_swap(said.text, unit.text)
+        return swapped or _crossed_roles(said.text, unit.text, self.frame)
+
+    def quantity_rival(self) -> tuple[str, Quantity, Quantity] | None:
+        """The first of the sentence's quantities the text states otherwise: (``number`` or ``unit``, the sentence's,
+        the text's), the text's being the one the sentence's most likely restates; None when none is."""
+        new_q, old_q = self.quantities
+        for q in new_q:
+            rivals = [
+                e
+                for e in old_q
+                if _family(e) == _family(q)
+                and bool(_scope(e)) == bool(_scope(q))
+                and not (e.value == q.value and e.dimension == q.dimension)  # one value, worded as a bound on one side
+            ]
+            if rivals:
+                e = _closest(q, rivals)
+                return ("unit" if _number_part(q) == _number_part(e) else "number"), q, e
+        return None
+
+    def date_rival(self) -> tuple[Date, Date] | None:
+        """(the sentence's first date the text lacks, the text's date nearest to it), or None."""
+        new_d, old_d = self.dates
+        if not (new_d and old_d):
+            return None
+        return new_d[0], min(old_d, key=lambda d: _date_distance(d, new_d[0]))

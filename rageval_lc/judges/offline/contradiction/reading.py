@@ -2,33 +2,54 @@
 
 The documents as evidence units (:func:`evidence_units`: each sentence and its clauses, windows of consecutive
 sentences, a whole passage); the frame words of a text (:func:`frame_words`) and the share of a sentence's frame
-a text holds (:func:`alignment`); and the slots of a text, read once and remembered (its numbers and dates:
-:mod:`~rageval_lc.judges.offline.slots`; its names, negations and comparisons:
-:mod:`~rageval_lc.judges.offline.word_slots`). The contradiction detector
-(:mod:`~rageval_lc.judges.offline.contradiction`) compares the two sides with them.
+a text holds (:func:`alignment`); and the slots of a text, read once and remembered (:func:`read_slots`: its
+numbers and dates, :mod:`~rageval_lc.judges.offline.slots`; its names, negations and comparisons,
+:mod:`~rageval_lc.judges.offline.word_slots`), with the names a leading pronoun may stand for
+(:func:`with_previous`). :mod:`~rageval_lc.judges.offline.contradiction.matching` compares the two sides.
+
+Example:
+    >>> said = read_slots("The Berlin Wall fell in 1991.")
+    >>> [d.describe() for d in said.dates], said.names, sorted(frame_words(said.text, said.names))
+    (['1991'], ('Berlin Wall',), ['fell'])
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rageval_lc.facts import MONTH_NUMBERS, NUMBER_WORDS, UNITS
 from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, stem
 from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, Comparison, comparisons, names, negated_words
 
-__all__ = ["EvidenceUnit", "alignment", "clauses", "evidence_units", "frame_words"]
+__all__ = [
+    "CACHED_TEXTS",
+    "FRAME_STOP",
+    "LEADING_PRONOUN",
+    "MIN_CLAUSE_WORDS",
+    "SINGLE",
+    "EvidenceUnit",
+    "Slots",
+    "alignment",
+    "clauses",
+    "evidence_units",
+    "frame_words",
+    "read_slots",
+    "with_previous",
+]
 
-_LEADING_PRONOUN = re.compile(
+LEADING_PRONOUN = re.compile(
     r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
 )
 _WINDOWS = (2, 3)  # consecutive sentences read together
-_SINGLE = ("sentence", "clause")  # units that make one statement
-_CACHED_TEXTS = 4096  # texts whose slots, frame words and stems are remembered (a chunk's document sentences)
+#: The kinds of evidence unit that make one statement.
+SINGLE = ("sentence", "clause")
+#: Texts whose slots, frame words and stems are remembered (a chunk's document sentences).
+CACHED_TEXTS = 4096
 _SPELLED_NUMBERS = NUMBER_WORDS | {"half"}  # and "half", which the figure slots read as a number too
-_FRAME_STOP = frozenset(
+FRAME_STOP = frozenset(
     "a an the of to in on at for and or is are was were be been being by with as it its this that these those has "
     "have had do does did from into than then there their they them he she his her which who whom what when where "
     "how also very can could would should will shall may might must any about around approximately roughly nearly "
@@ -55,7 +76,7 @@ def evidence_units(documents: Sequence[Sequence[tuple[str, str]]]) -> list[Evide
     for doc in documents:
         doc = [(k, t) for k, t in doc if t.strip()]
         for j, (k, t) in enumerate(doc):
-            before = doc[j - 1][1] if j and _LEADING_PRONOUN.match(t) else ""
+            before = doc[j - 1][1] if j and LEADING_PRONOUN.match(t) else ""
             out.append(EvidenceUnit((k,), t, "sentence", before))
             out += [EvidenceUnit((k,), part, "clause", before) for part in clauses(t)]
         for size in _WINDOWS:
@@ -74,7 +95,7 @@ _CLAUSE_BREAK = re.compile(
     r"unless|but|and|a|an|including|making|leading|resulting|according)\b)|;\s+|\s+[–—]\s+",
     re.I,
 )
-_MIN_CLAUSE_WORDS = 4
+MIN_CLAUSE_WORDS = 4
 
 
 def clauses(sentence: str) -> list[str]:
@@ -91,7 +112,7 @@ def clauses(sentence: str) -> list[str]:
         []
     """
     parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(sentence)]
-    parts = [p for p in parts if len(p.split()) >= _MIN_CLAUSE_WORDS]
+    parts = [p for p in parts if len(p.split()) >= MIN_CLAUSE_WORDS]
     return parts if len(parts) > 1 else []
 
 
@@ -106,14 +127,14 @@ def frame_words(text: str, drop_names: Sequence[str] = ()) -> set[str]:
     return set(_frame_words(text, tuple(drop_names)))
 
 
-@lru_cache(maxsize=_CACHED_TEXTS)
+@lru_cache(maxsize=CACHED_TEXTS)
 def _frame_words(text: str, drop_names: tuple[str, ...]) -> frozenset[str]:
     dropped = {w.lower().replace("’", "'").removesuffix("'s") for n in drop_names for w in n.split()}
     out = set()
     for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
         low = word.lower().replace("’", "'").removesuffix("'s")
         if (
-            low in _FRAME_STOP
+            low in FRAME_STOP
             or low in NEGATIONS
             or low.endswith("n't")
             or low in dropped
@@ -134,7 +155,7 @@ def alignment(hypothesis_frame: set[str], text: str) -> float:
     return len(hypothesis_frame & _stems(text)) / len(hypothesis_frame)
 
 
-@lru_cache(maxsize=_CACHED_TEXTS)
+@lru_cache(maxsize=CACHED_TEXTS)
 def _stems(text: str) -> frozenset[str]:
     """Stems of every word of ``text``, and of the word each antonym negates ("closed" aligns "open")."""
     words = re.findall(r"[A-Za-z][A-Za-z'’-]*", text.lower())
@@ -142,7 +163,9 @@ def _stems(text: str) -> frozenset[str]:
 
 
 @dataclass(frozen=True)
-class _Slots:
+class Slots:
+    """What a text states, slot by slot (:func:`read_slots`)."""
+
     text: str
     quantities: tuple[Quantity, ...]
     dates: tuple[Date, ...]
@@ -157,13 +180,13 @@ class _Slots:
         return self.meant[0] if self.meant else ""
 
 
-@lru_cache(maxsize=_CACHED_TEXTS)
-def _slots(text: str, context: str | None = None) -> _Slots:
+@lru_cache(maxsize=CACHED_TEXTS)
+def read_slots(text: str, context: str | None = None) -> Slots:
     """The slots of ``text``; ``context``: the other side's text (a sentence-initial word is a name only when
     capitalised there too)."""
     bare = re.sub(r"^\s*(?:no|yes|if not)\s*[,.:;!-]\s*", "", text, flags=re.I)  # an answer's "No, ..."
     bare = re.sub(r"\s*\([^()]*\)", "", bare)  # a parenthesis is an aside, not the statement
-    return _Slots(
+    return Slots(
         bare,
         tuple(quantities(bare)),
         tuple(dates(bare)),
@@ -171,3 +194,10 @@ def _slots(text: str, context: str | None = None) -> _Slots:
         frozenset(negated_words(bare)),
         tuple(comparisons(bare)),
     )
+
+
+def with_previous(said: Slots, sentence: str, previous: str | None, documents: str) -> Slots:
+    """The slots with the names a leading pronoun may stand for (those of the previous response sentence)."""
+    if previous and LEADING_PRONOUN.match(sentence):
+        return replace(said, meant=tuple(n for n in names(previous, documents) if n not in said.names))
+    return said

@@ -1,0 +1,31 @@
+"""The offline judge's contradiction detector: is a response sentence contradicted by the documents?
+
+Its face: :func:`evidence_units` (the document texts a sentence is compared with), :func:`find_conflict` (the slot
+checks), :func:`nli_conflict` (the grounding model's reading), :func:`stating_sentence`, :func:`said_verbatim`.
+Inside: ``reading`` (what a text states), ``matching`` (a sentence against one text), ``verdicts`` (the conflicts).
+"""
+
+from rageval_lc.judges.offline.contradiction.matching import derived_quantities
+from rageval_lc.judges.offline.contradiction.reading import EvidenceUnit, alignment, evidence_units, frame_words
+from rageval_lc.judges.offline.contradiction.verdicts import (
+    Conflict,
+    find_conflict,
+    keys_label,
+    nli_conflict,
+    said_verbatim,
+    stating_sentence,
+)
+
+__all__ = [
+    "Conflict",
+    "EvidenceUnit",
+    "alignment",
+    "derived_quantities",
+    "evidence_units",
+    "find_conflict",
+    "frame_words",
+    "keys_label",
+    "nli_conflict",
+    "said_verbatim",
+    "stating_sentence",
+]
