@@ -45,6 +45,7 @@ def align_item(it: dict) -> AlignItem:
     scores = {k: v for k, v in record.released_scores.items() if k != "adherence"}
     return AlignItem(
         features=it["features"],
+        verdicts=it["verdicts"],
         group=f"{record.dataset}:{record.sample.metadata['ragbench_id']}",
         sentences=record.sample.sentences,
         relevant=frozenset(it["relevant"]),

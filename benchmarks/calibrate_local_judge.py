@@ -47,16 +47,16 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GroupKFold
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGES, load_ragbench, ragbench_record
-from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
-from rageval_lc.judges.offline.judge import LocalJudge
-from rageval_lc.judges.offline.labelling import (
+from rageval_lc.judges.offline.decision import (
     answer_unfound,
     claim_mask,
     closest_documents,
-    contradiction_strength,
-    labels_from_features,
+    forced_probability,
     nli_adjusted,
 )
+from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
+from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.labelling import labels_from_features
 from rageval_lc.judges.offline.model import (
     Linear,
     LocalParams,
@@ -225,7 +225,7 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
             pairs += nli_inputs(it["record"].sample.sentences, it["features"].evidence)[1]
         model.predict(pairs)
         tables = [
-            (lambda f: (f.nli, f.nli_verdicts))(
+            (lambda graded: (graded[0].nli, graded[1]))(
                 it["features"].with_nli(
                     it["record"].sample.sentences,
                     model.predict,
@@ -239,7 +239,8 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
         path.write_bytes(pickle.dumps(tables))
         raw.write_bytes(pickle.dumps(dict(model._cache)))
     for it, (table, verdicts) in zip(items, tables, strict=True):
-        it["features"] = dataclasses.replace(it["features"], nli=table, nli_verdicts=verdicts)
+        it["features"] = dataclasses.replace(it["features"], nli=table)
+        it["verdicts"] = verdicts  # beside the features, as the judge returns them
     return items
 
 
@@ -313,7 +314,7 @@ def forcing_kinds(items: list[dict]) -> tuple[list[str], dict[str, float], dict]
         if twin is None and not it["record"].released_scores.get("adherence"):
             continue  # a RAGBench answer with an unsupported sentence: its flags cannot be told right or wrong
         claims = claim_mask(it["features"])
-        for key, verdict, claim in zip(it["features"].response_keys, it["features"].nli_verdicts, claims, strict=True):
+        for key, verdict, claim in zip(it["features"].response_keys, it["verdicts"], claims, strict=True):
             if verdict.verdict == "contradicted" and claim:
                 right = twin == "contradicting" and key == it["edited_key"]
                 flags.append((verdict.kind, verdict.contradiction, right))
@@ -455,7 +456,7 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
             p_adj = np.zeros(len(sup))
             for i, it in enumerate(union):
                 mask = sup_of == i
-                verdicts, closest = _claims_of(it["features"])
+                verdicts, closest = _claims_of(it)
                 p_adj[mask] = nli_adjusted(p_oof[mask], verdicts, trial, closest)[0]
             for overlap in (False, True):  # the row model with or without the answer's word-overlap share
                 rows = hallucination_rows(p_adj, sup_of, len(union), overlap)
@@ -497,7 +498,7 @@ def fit(items: list[dict], aux: list[dict] | None = None, twins: list[dict] | No
         for it in aux:  # every aux row has a row label; only some have sentence labels
             claims = claim_mask(it["features"])
             p_i = models["support"].predict(it["features"].support_inputs[claims])
-            verdicts, closest = _claims_of(it["features"])
+            verdicts, closest = _claims_of(it)
             adjusted = nli_adjusted(p_i, verdicts, params_probe, closest)
             unfound_i = answer_unfound(it["features"]) if row_overlap else None
             aux_rows.append(adherence_row_features(adjusted[0], unfound_i))
@@ -544,10 +545,11 @@ def _mean_subset_auroc(items: list[dict], hallucinated: np.ndarray, p: np.ndarra
     return float(np.mean(scores)) if scores else float("nan")
 
 
-def _claims_of(features) -> tuple[list, list]:
+def _claims_of(it: dict) -> tuple[list, list]:
     """The NLI verdicts and closest documents of an answer's claims (its sentences that make one)."""
+    features = it["features"]
     claims = claim_mask(features)
-    verdicts = [v for v, c in zip(features.nli_verdicts, claims, strict=True) if c]
+    verdicts = [v for v, c in zip(it["verdicts"], claims, strict=True) if c]
     closest = [d for d, c in zip(closest_documents(features), claims, strict=True) if c]
     return verdicts, closest
 
@@ -566,14 +568,9 @@ _PROBE = LocalParams.load()  # any parameters: only the entailment threshold is 
 
 
 def _with_contradictions(p_hallucinated: np.ndarray, items: list[dict], params: LocalParams) -> np.ndarray:
-    """P(hallucinated) raised to the strongest forcing contradiction (as :func:`labels_from_features` does)."""
-    out = p_hallucinated.copy()
-    for i, it in enumerate(items):
-        strengths = [contradiction_strength(v, params) for v in _claims_of(it["features"])[0]]
-        strengths = [x for x in strengths if x is not None]
-        if strengths:
-            out[i] = max(out[i], max(strengths))
-    return out
+    """P(hallucinated) raised to the strongest forcing contradiction (the judge's :func:`forced_probability`)."""
+    pairs = zip(p_hallucinated, items, strict=True)
+    return np.array([1.0 - forced_probability(1.0 - p, _claims_of(it)[0], params) for p, it in pairs])
 
 
 def _fit_completeness(items, weights, doc_of, oof, share_oof) -> Linear:
@@ -608,7 +605,7 @@ def evaluate(items: list[dict], params: LocalParams) -> dict:
     ours, others = [], {name: [] for name in OTHER_JUDGES}
     for it in items:
         record = it["record"]
-        labels, notes = labels_from_features(it["features"], params)
+        labels, notes = labels_from_features(it["features"], it["verdicts"], params)
         scores = trace_scores(labels, record.sample.sentences, mode="ragbench")
         predicted = {**scores.to_dict(), "adherence_probability": notes["adherence_probability"]}
         ours.append(AgreementRecord(record.dataset, predicted, record.released_scores))
@@ -628,7 +625,7 @@ def evaluate(items: list[dict], params: LocalParams) -> dict:
 
 
 def _sentence_verdicts(it: dict, params: LocalParams) -> tuple[dict[str, str], bool]:
-    labels, notes = labels_from_features(it["features"], params)
+    labels, notes = labels_from_features(it["features"], it["verdicts"], params)
     return notes["sentence_verdicts"], labels.overall_supported
 
 

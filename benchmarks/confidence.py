@@ -69,7 +69,8 @@ from rageval_lc.judges.offline.confidence import (  # noqa: E402
     row_inputs,
     verdict_confidence,
 )
-from rageval_lc.judges.offline.labelling import claim_mask, confidence_inputs, support_decision  # noqa: E402
+from rageval_lc.judges.offline.decision import claim_mask, support_decision  # noqa: E402
+from rageval_lc.judges.offline.labelling import confidence_inputs  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams, Logistic  # noqa: E402
 from rageval_lc.metrics.agreement import auroc  # noqa: E402
 from rageval_lc.reports.summary import format_table  # noqa: E402
@@ -138,7 +139,7 @@ def rows_of(items: list[dict], params: LocalParams, twins: bool = False) -> list
         claims = claim_mask(features)  # a sentence that makes no claim has no verdict to be sure of
         if not claims.any():
             continue
-        decision = support_decision(features, params)
+        decision = support_decision(features, it["verdicts"], params)
         keys = [k for k, claim in zip(features.response_keys, claims, strict=True) if claim]
         marked = set(decision.marked)
         labels = record.labels
@@ -149,7 +150,7 @@ def rows_of(items: list[dict], params: LocalParams, twins: bool = False) -> list
                 dataset=record.dataset,
                 group=_group(it),
                 twin=twins,
-                x=confidence_inputs(features, decision, params)[claims],
+                x=confidence_inputs(features, it["verdicts"], decision, params)[claims],
                 marked=np.array([k in marked for k in keys]),
                 unsupported=np.array([k in it["unsupported"] for k in keys]),
                 p_adjusted=np.asarray(decision.p_unsupported, dtype=float)[claims],

@@ -229,7 +229,7 @@ def _featurise(
         sample = x.sample
         try:
             judge._prepared({"trace": (sample.question, sample.response, tuple(sample.contexts))})
-            features = judge.features(sample.question, sample.sentences, sample.response)
+            features, verdicts = judge.features(sample.question, sample.sentences, sample.response)
         except ValueError as exc:  # unreadable text (UnreadableInput), too long
             items.append(None)
             skipped.append(f"{sample.id}: {exc}")
@@ -237,6 +237,7 @@ def _featurise(
             items.append(
                 AlignItem(
                     features=features,
+                    verdicts=verdicts,
                     group=question_key(sample.question),
                     sentences=sample.sentences,
                     relevant=x.relevant,
@@ -259,7 +260,7 @@ def predictions(item: AlignItem, params: LocalParams) -> dict[str, Any]:
     from rageval_lc.judges.offline.labelling import labels_from_features
     from rageval_lc.metrics.trace import trace_scores
 
-    labels, notes = labels_from_features(item.features, params)
+    labels, notes = labels_from_features(item.features, item.verdicts, params)
     scores = trace_scores(labels, item.sentences, mode="ragbench").to_dict()
     return {
         "p_hallucinated": 1.0 - float(notes["adherence_probability"]),

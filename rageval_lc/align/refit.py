@@ -30,7 +30,6 @@ from rageval_lc.judges.offline.model import (
     Linear,
     LocalParams,
     Logistic,
-    completeness_row_features,
     expand,
     question_share_row_features,
     share_row_features,
@@ -60,11 +59,13 @@ class AlignItem:
     response sentence keys labelled unsupported (None: not labelled); ``hallucinated``: the row-level verdict
     (None: not labelled); ``scores``: row-level 0–1 scores by name (``context_relevance``,
     ``context_utilization``, ``completeness``); ``group``: what keeps near-duplicates on one side of a split;
-    ``sentences``: the sample's keyed sentences (what TRACe scores are counted on).
+    ``sentences``: the sample's keyed sentences (what TRACe scores are counted on); ``verdicts``: the NLI pass's
+    verdicts on its response sentences, one each (beside the features, as the judge returns them).
     """
 
-    features: Any  # SampleFeatures, the NLI pass included
+    features: Any  # SampleFeatures, the NLI pass's table included
     group: str
+    verdicts: tuple[Any, ...] = ()  # SentenceNli
     sentences: Any = None
     relevant: frozenset[str] | None = None
     utilized: frozenset[str] | None = None
@@ -224,16 +225,10 @@ def _choose(
 
 def _completeness_row(item: AlignItem, params: LocalParams) -> np.ndarray:
     """The completeness model's inputs for one sample, from the key sets ``params`` choose (as the judge does)."""
-    from rageval_lc.judges.offline.labelling import _top_keys
+    from rageval_lc.judges.offline.decision import context_decision
 
-    f = item.features
-    m = len(f.response_keys)
-    p_rel, p_use = params.relevance.predict(f.documents), params.utilization.predict(f.documents)
-    share_rel = float(params.relevance_share.predict(question_share_row_features(p_rel, f.documents))[0])
-    share_use = float(params.utilization_share.predict(share_row_features(p_use, f.documents, m))[0])
-    relevant = set(_top_keys(f.document_keys, p_rel, share_rel))
-    utilized = set(_top_keys(f.document_keys, p_use, share_use))
-    return completeness_row_features(p_rel, p_use, len(relevant), len(utilized), len(relevant & utilized), m)
+    context = context_decision(item.features, dataclasses.replace(params, completeness=None))
+    return context.completeness_inputs(len(item.features.response_keys))
 
 
 #: The models :func:`fit_aligned` may refit.
@@ -249,11 +244,15 @@ MODELS = (
 
 
 def _adjusted(item: AlignItem, p_unsupported: np.ndarray, params: LocalParams) -> tuple[np.ndarray, bool]:
-    """One item's sentence probabilities after the NLI verdicts, as the judge computes them, and whether a
-    contradiction forces its row's verdict (unsupported, whatever the threshold)."""
-    from rageval_lc.judges.offline.labelling import closest_documents, nli_adjusted
+    """One item's sentence probabilities after the NLI verdicts, as the judge computes them (a sentence that makes
+    no claim is never unsupported), and whether a contradiction forces its row's verdict (unsupported, whatever the
+    threshold)."""
+    from rageval_lc.judges.offline.decision import claim_mask, closest_documents, nli_adjusted
 
-    adjusted, flags = nli_adjusted(p_unsupported, item.features.nli_verdicts, params, closest_documents(item.features))
+    features = item.features
+    adjusted, flags = nli_adjusted(
+        p_unsupported, item.verdicts, params, closest_documents(features), claim_mask(features)
+    )
     return adjusted, any(flags)
 
 
@@ -363,7 +362,7 @@ def fit_aligned(
     rows = [it for it in items if it.hallucinated is not None and len(it.features.response_keys)]
     if rows and "hallucination" in models:
         adjusted_rows = [_adjusted(it, params.support.predict(it.features.support_inputs), params) for it in rows]
-        from rageval_lc.judges.offline.labelling import answer_inputs  # the row model's inputs, as the judge reads them
+        from rageval_lc.judges.offline.decision import answer_inputs  # the row model's inputs, as the judge reads them
 
         x = np.array(
             [answer_inputs(it.features, adj, params) for it, (adj, _) in zip(rows, adjusted_rows, strict=True)]

@@ -302,10 +302,9 @@ def test_contradiction_reading_matches_the_offline_judge_wording() -> None:
     from rageval_lc.reports.attention import CONTRADICTED_BY
 
     verdict = SentenceNli("contradicted", 0.01, 0.97, (), ("0a",), "says 1991; 0a says 1989")
-    features = SimpleNamespace(best_matches=[("0a",)], nli_verdicts=[verdict], best_similarity=[0.8],
-                               missing_words=[["1991"]])  # fmt: skip
-    assert sentence_explanation(features, 0, 0.6, True).startswith(CONTRADICTED_BY + "0a: says 1991")
-    assert not sentence_explanation(features, 0, 0.1, False).startswith(CONTRADICTED_BY)  # not flagged: no claim
+    features = SimpleNamespace(best_matches=[("0a",)], best_similarity=[0.8], missing_words=[["1991"]])
+    assert sentence_explanation(features, [verdict], 0, 0.6, True).startswith(CONTRADICTED_BY + "0a: says 1991")
+    assert not sentence_explanation(features, [verdict], 0, 0.1, False).startswith(CONTRADICTED_BY)  # not flagged
 
 
 def test_long_text_is_cut_at_a_word_boundary_with_the_whole_text_one_click_away() -> None:

@@ -166,7 +166,6 @@ class SampleFeatures:
     #: per response sentence: None for a claim, else the kind of sentence that makes none (:mod:`rageval_lc.text`)
     claim_free: tuple[str | None, ...] = ()
     nli: np.ndarray | None = None  # (M, len(NLI_FEATURES)), added by the judge's NLI pass
-    nli_verdicts: tuple[SentenceNli, ...] = ()
 
     @property
     def support_inputs(self) -> np.ndarray:
@@ -182,11 +181,13 @@ class SampleFeatures:
 
     def with_nli(
         self, sentences: KeyedSentences, predict: object, *, threshold: float, slots: bool = True
-    ) -> SampleFeatures:
-        """These features with the NLI table and verdicts of :func:`~rageval_lc.judges.offline.nli_pass.nli_table`
-        (``threshold``, ``slots``: the contradiction detector's settings)."""
+    ) -> tuple[SampleFeatures, tuple[SentenceNli, ...]]:
+        """These features with the NLI table of :func:`~rageval_lc.judges.offline.nli_pass.nli_table`, and beside
+        them its verdicts, one per response sentence (``threshold``, ``slots``: the contradiction detector's
+        settings). The verdicts are no feature: the judge's decisions read them apart
+        (:mod:`~rageval_lc.judges.offline.decision`)."""
         table, verdicts = nli_table(sentences, self.evidence, predict, threshold=threshold, slots=slots)
-        return replace(self, nli=table, nli_verdicts=verdicts)
+        return replace(self, nli=table), verdicts
 
 
 def sample_features(

@@ -37,21 +37,15 @@ from rageval_lc.judges.offline.confidence import (
     verdict_confidence,
 )
 from rageval_lc.judges.offline.cross_encoder import nli_for_judge
+from rageval_lc.judges.offline.decision import SupportDecision, closest_documents, nli_adjusted
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
 from rageval_lc.judges.offline.features import SampleFeatures, sample_features
 from rageval_lc.judges.offline.heap import release_free_memory
-from rageval_lc.judges.offline.labelling import (
-    SupportDecision,
-    closest_documents,
-    confidence_inputs,
-    labels_from_features,
-    nli_adjusted,
-    sentence_explanation,
-)
+from rageval_lc.judges.offline.labelling import confidence_inputs, labels_from_features, sentence_explanation
 from rageval_lc.judges.offline.limits import MAX_INPUT_CHARS, UnreadableInput, guard_judgements, too_long
 from rageval_lc.judges.offline.model import LocalParams
 from rageval_lc.judges.offline.nli import NliModel
-from rageval_lc.judges.offline.nli_pass import nli_inputs
+from rageval_lc.judges.offline.nli_pass import SentenceNli, nli_inputs
 from rageval_lc.judges.offline.reference import key_term_overlap
 from rageval_lc.judges.portable import Portable
 from rageval_lc.schema import RagSample, TraceLabels
@@ -73,6 +67,8 @@ __all__ = ["LocalJudge", "OfflineJudge"]
 T = TypeVar("T")
 
 _FEATURE_CACHE = 512  # feature tables remembered (two of the engine's chunks of 256; a reference adds 3 a sample)
+#: The NLI pass's verdicts on a sample's response sentences, one each.
+Verdicts = tuple[SentenceNli, ...]
 _NLI_CACHE = 20_000  # NLI pairs remembered (~6 chunks: a RAGBench row has ~12); memory flat over a run
 _PREPARE_GROUP = 32  # samples encoded together by prepare (their encodings fit the encoder's cache)
 _PENDING_SAMPLES = 1024  # samples announced by prepare and not judged yet, per kind of work, kept at most
@@ -176,7 +172,8 @@ class OfflineJudge(Portable, BaseJudge):
         self.encoder = CachedEncoder(base)
         self._params, self.nli = nli_for_judge(nli, params, device=device, cache_size=_NLI_CACHE)
         self._rare_cache: dict[str, bool] = {}
-        self._features: OrderedDict[tuple[Any, ...], SampleFeatures] = OrderedDict()
+        #: per sample: its feature tables, and beside them the NLI pass's verdicts once it has run (else None)
+        self._features: OrderedDict[tuple[Any, ...], tuple[SampleFeatures, Verdicts | None]] = OrderedDict()
         self._pending: list[_Pending] = []
         self._prepare_lock = threading.Lock()
 
@@ -248,31 +245,33 @@ class OfflineJudge(Portable, BaseJudge):
         docs, answers = encoded[: len(doc_texts)], encoded[len(doc_texts) :]
         return sample_features("", None, None, sentences, docs, answers, is_rare=self._is_rare, document_table=False)
 
-    def features(self, question: str, sentences: KeyedSentences, response: str) -> SampleFeatures:
-        """The sample's feature tables, the NLI pass included (remembered for the next judgement)."""
+    def features(self, question: str, sentences: KeyedSentences, response: str) -> tuple[SampleFeatures, Verdicts]:
+        """The sample's feature tables, the NLI pass's table included, and beside them its verdicts, one per
+        response sentence (remembered for the next judgement)."""
         key = (question, response, sentences)
         return self._with_nli(key, sentences, lambda: self._base_features(question, sentences, response))
 
-    def _support_features(self, sentences: KeyedSentences) -> SampleFeatures:
+    def _support_features(self, sentences: KeyedSentences) -> tuple[SampleFeatures, Verdicts]:
         """The support table of statements (``sentences``' response) against contexts, the NLI pass included."""
         return self._with_nli(("support", sentences), sentences, lambda: self._support_base(sentences))
 
     def _with_nli(
         self, key: tuple[Any, ...], sentences: KeyedSentences, base: Callable[[], SampleFeatures]
-    ) -> SampleFeatures:
-        """The feature tables of ``sentences`` remembered as ``key`` (made by ``base`` when not), with the NLI pass."""
-        found = self._features.get(key)
-        if found is None or found.nli is None:
-            found = (found or base()).with_nli(
+    ) -> tuple[SampleFeatures, Verdicts]:
+        """The feature tables of ``sentences`` remembered as ``key`` (made by ``base`` when not), with the NLI pass's
+        table, and its verdicts."""
+        features, verdicts = self._features.get(key) or (None, None)
+        if features is None or verdicts is None:
+            features, verdicts = (features or base()).with_nli(
                 sentences,
                 self.nli.predict,
                 threshold=self.params.contradiction_threshold,
                 slots=self.params.lexical_conflicts,
             )
-            self._features[key] = found
+            self._features[key] = (features, verdicts)
             self._trim_features()
         self._features.move_to_end(key)
-        return found
+        return features, verdicts
 
     def _support_probabilities(
         self, statements: Sequence[str], contexts: Sequence[str]
@@ -281,16 +280,13 @@ class OfflineJudge(Portable, BaseJudge):
         unsupported, and whether it is contradicted outright."""
         if not statements:
             return np.zeros(0), [], [], []
-        features = self._support_features(_statement_sentences(statements, contexts))
+        features, verdicts = self._support_features(_statement_sentences(statements, contexts))
         p, contradicted = nli_adjusted(
-            self.params.support.predict(features.support_inputs),
-            features.nli_verdicts,
-            self.params,
-            closest_documents(features),
+            self.params.support.predict(features.support_inputs), verdicts, self.params, closest_documents(features)
         )
         flagged = [bool(c or p_i >= self.params.support_threshold) for c, p_i in zip(contradicted, p, strict=True)]
         marks = enumerate(zip(flagged, contradicted, strict=True))
-        reasons = [sentence_explanation(features, i, float(p[i]), f, contradicted=c) for i, (f, c) in marks]
+        reasons = [sentence_explanation(features, verdicts, i, float(p[i]), f, contradicted=c) for i, (f, c) in marks]
         return p, reasons, flagged, contradicted
 
     def _claim_confidence(
@@ -306,13 +302,14 @@ class OfflineJudge(Portable, BaseJudge):
         the claim model reads no answer-level input (the decision's answer figures are placeholders)."""
         if not statements:
             return []
-        features = self._support_features(_statement_sentences(statements, contexts))
+        features, verdicts = self._support_features(_statement_sentences(statements, contexts))
         before = self.params.support.predict(features.support_inputs)
         keys = features.response_keys
-        forced = {k: v for k, v, c in zip(keys, features.nli_verdicts, contradicted, strict=True) if c}
+        forced = {k: v for k, v, c in zip(keys, verdicts, contradicted, strict=True) if c}
         marked = [k for k, f in zip(keys, flagged, strict=True) if f]
         decision = SupportDecision(before, p, forced, 1.0, not marked, marked)
-        q = self.confidence.probability("claim", claim_inputs(confidence_inputs(features, decision, self.params)))
+        inputs = confidence_inputs(features, verdicts, decision, self.params)
+        q = self.confidence.probability("claim", claim_inputs(inputs))
         return [round(float(c), 4) for c in verdict_confidence(q, flagged)]
 
     def _encode_samples(self, samples: Sequence[RagSample]) -> None:
@@ -397,7 +394,7 @@ class OfflineJudge(Portable, BaseJudge):
                     base = self._base_features(sample.question, sample.sentences, sample.response)
                 except UnreadableInput:
                     continue
-                self._features[key] = base
+                self._features[key] = (base, None)
                 pairs += nli_inputs(sample.sentences, base.evidence)[1]
         self.nli.predict(pairs)
         release_free_memory()  # the NLI passes' freed activations, back to the system (glibc)
@@ -420,7 +417,7 @@ class OfflineJudge(Portable, BaseJudge):
                 base = self._support_base(keyed)
             except UnreadableInput:
                 continue
-            self._features[("support", keyed)] = base
+            self._features[("support", keyed)] = (base, None)
             pairs += nli_inputs(keyed, base.evidence)[1]
         self.nli.predict(pairs)
         release_free_memory()
@@ -435,8 +432,8 @@ class OfflineJudge(Portable, BaseJudge):
     def trace_labels(self, sample: RagSample) -> Judgement[TraceLabels]:
         """TRACe labels from the local models; ``notes["adherence_probability"]`` ranks hallucination."""
         self._prepared({"trace": _sample_key("trace", sample)})
-        features = self.features(sample.question, sample.sentences, sample.response)
-        labels, notes = labels_from_features(features, self.params, self.confidence)
+        features, verdicts = self.features(sample.question, sample.sentences, sample.response)
+        labels, notes = labels_from_features(features, verdicts, self.params, self.confidence)
         return Judgement(name="trace_labels", value=labels, notes=notes, reason="Offline judge (local models).")
 
     def extract_claims(self, question: str, answer: str) -> Judgement[list[str]]:

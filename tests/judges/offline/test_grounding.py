@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rageval_lc.judges.offline.decision import answer_unfound
 from rageval_lc.judges.offline.grounding import EVIDENCE_MARGIN, EVIDENCE_SENTENCES, claim_text, grounding_pairs
 from rageval_lc.judges.offline.judge import OfflineJudge
-from rageval_lc.judges.offline.labelling import answer_unfound
 from rageval_lc.metrics.overlap import overlap_hallucination
 from rageval_lc.schema import RagSample
 from rageval_lc.text import KeyedSentences
@@ -174,7 +174,7 @@ def test_the_row_model_reads_the_word_overlap_baseline_of_the_claims_alone(judge
     word-overlap baseline of the claim's text computed on its own; the heading makes no claim and does not count."""
     passages = ["The tower was finished in 1889."]
     sample = RagSample(question="When?", contexts=passages, response="Here is how:\n\nThe tower was finished in 1999.")
-    features = judge.features(sample.question, sample.sentences, sample.response)
+    features, _ = judge.features(sample.question, sample.sentences, sample.response)
     assert features.claim_free[0] is not None and features.claim_free[1] is None
     expected = overlap_hallucination("The tower was finished in 1999.", passages)
     assert answer_unfound(features) == pytest.approx(expected, abs=1e-12)

@@ -215,8 +215,8 @@ def test_the_judge_runs_trace_on_a_three_way_model_and_warns_once(models: dict[s
     # every pair went through it; precision "auto" runs bfloat16 on a CPU with native bfloat16 (8 bits of mantissa:
     # 0.6 comes back as 0.5988), float32 elsewhere — the tolerance holds on both
     np.testing.assert_allclose(scored, [THREE_WAY_ROW] * len(scored), atol=5e-3)
-    features = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
-    assert [v.entailment for v in features.nli_verdicts] == pytest.approx([0.6, 0.6], abs=5e-3)  # as above
+    _, verdicts = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
+    assert [v.entailment for v in verdicts] == pytest.approx([0.6, 0.6], abs=5e-3)  # as above
     copy = pickle.loads(pickle.dumps(judge))  # to a worker: same model, nothing loaded, no second warning
     assert (copy.nli.source, copy.nli._loaded) == (judge.nli.source, None)
     packaged = OfflineJudge(device="cpu")
@@ -228,8 +228,8 @@ def test_with_a_binary_model_contradictions_come_from_the_slot_checks(models: di
     params = dataclasses.replace(LocalParams.load(), forcing_kinds=["number"])
     judge = quiet(OfflineJudge, nli=models["binary"], device="cpu", params=params)
     notes = judge.trace_labels(SAMPLE).notes
-    features = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
-    assert [v.contradiction for v in features.nli_verdicts] == [0.0, 0.0]  # the model never says contradicted
+    _, verdicts = judge.features(SAMPLE.question, SAMPLE.sentences, SAMPLE.response)
+    assert [v.contradiction for v in verdicts] == [0.0, 0.0]  # the model never says contradicted
     assert notes["sentence_verdicts"]["a"] == "contradicted"  # 6,120 against 8,849 metres: a slot check
     assert [c["kind"] for c in notes["contradictions"]] == ["number"]
 
