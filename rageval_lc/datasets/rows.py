@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,24 +69,23 @@ def sample_from_row(row: object) -> RagSample:
     return RagSample(**fields, metadata=metadata, keyed_sentences=keyed)
 
 
-def scored_samples(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> dict[int, RagSample]:
-    """Per input line that a result row of ``rows`` was scored from (its ``line``), the sample on that line of
-    the input file ``path``, checked by the row's ``input_sha256`` (a row without one takes the line as it is).
-    A line that is gone, changed since, or not a readable row has no sample.
+def scored_samples(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, RagSample]]:
+    """Yield ``(line, sample)`` for each input line that a result row of ``rows`` was scored from (its ``line``):
+    the sample on that line of the input file ``path``, checked by the row's ``input_sha256`` (a row without one
+    takes the line as it is). A line that is gone, changed since, or not a readable row yields nothing.
 
     Raises:
         OSError: If ``path`` cannot be read.
     """
     wanted = {row["line"]: row.get("input_sha256") for row in rows if isinstance(row.get("line"), int)}
-    samples: dict[int, RagSample] = {}
     for line_no, raw in raw_lines(path):
         if line_no not in wanted or (wanted[line_no] is not None and line_sha256(raw, line_no) != wanted[line_no]):
             continue
         try:
-            samples[line_no] = sample_from_row(json.loads(decode_line(raw, line_no)))
+            sample = sample_from_row(json.loads(decode_line(raw, line_no)))
         except (ValueError, TypeError):  # not a row: its result is an error row, with nothing to show
             continue
-    return samples
+        yield line_no, sample
 
 
 def _canonical_names(row: dict[str, Any]) -> dict[str, Any]:

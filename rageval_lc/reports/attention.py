@@ -180,16 +180,16 @@ def attach_inputs(rows: Sequence[Mapping[str, Any]], path: str | Path) -> tuple[
     """
     from rageval_lc.datasets.rows import scored_samples
 
-    samples = scored_samples(path, rows)
+    texts = {line_no: (sample.question, sample.response) for line_no, sample in scored_samples(path, rows)}
     out, unmatched = [], 0
     for row in rows:
         copy = dict(row)
         if row_question(row) is None:
-            sample = samples.get(row.get("line"))  # type: ignore[arg-type]
-            if sample is None:
+            text = texts.get(row.get("line"))  # type: ignore[arg-type]
+            if text is None:
                 unmatched += 1
             else:
-                copy["question"], copy["response"] = sample.question, sample.response
+                copy["question"], copy["response"] = text
         out.append(copy)
     return out, unmatched
 

@@ -203,7 +203,7 @@ def input_fields(path: str | Path, rows: Sequence[Row]) -> tuple[dict[int, dict[
     from rageval_lc.datasets.rows import scored_samples
 
     found: dict[int, dict[str, Any]] = {}
-    for line_no, sample in scored_samples(path, rows).items():
+    for line_no, sample in scored_samples(path, rows):
         found[line_no] = {"contexts": sample.contexts}
         if sample.reference is not None:
             found[line_no]["reference"] = sample.reference
