@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a dspy: judge: keep compiled modules and the held-out check's answers here, so a stopped run resumes "
         "(default: OUT.partial, removed when the run ends)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the split's and the bootstrap's seed (default 0)")
+    common.seed_option(parser, "the split's and the bootstrap's")
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -96,7 +96,12 @@ def interval_options(parser: argparse.ArgumentParser, *, also: str = "0: no inte
         metavar="N",
         help=f"bootstrap resamples for each 95%% interval (default {DEFAULT_RESAMPLES}; {also})",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    seed_option(parser, "the bootstrap's")
+
+
+def seed_option(parser: argparse.ArgumentParser, whose: str) -> None:
+    """``--seed``: the seed (default 0) of the command's random draws; ``whose`` names them (``"the draw's"``)."""
+    parser.add_argument("--seed", type=int, default=0, help=f"{whose} seed (default 0)")
 
 
 def check_bootstrap(args: argparse.Namespace, least: int = 0) -> None:

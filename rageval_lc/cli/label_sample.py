@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", type=Path, nargs="+", help="results JSONL (one run, or runs A and B to compare)")
     parser.add_argument("--n", type=int, required=True, help="how many rows to draw (at least 2; 100 is a good start)")
     parser.add_argument("--out", type=Path, required=True, help="write the rows to label here (JSONL)")
-    parser.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
+    common.seed_option(parser, "the draw's")
     parser.add_argument(
         "--score",
         action="append",

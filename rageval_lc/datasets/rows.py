@@ -14,14 +14,18 @@ Example:
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from rageval_lc._validation import check_mapping
 from rageval_lc.datasets.ragbench import is_ragbench_row, ragbench_record
+from rageval_lc.files import decode_line, line_sha256, raw_lines
 from rageval_lc.schema import RagSample
 from rageval_lc.text import KeyedSentences
 
-__all__ = ["FIELD_NAMES", "GENERIC_FIELDS", "sample_from_row"]
+__all__ = ["FIELD_NAMES", "GENERIC_FIELDS", "sample_from_row", "scored_samples"]
 
 GENERIC_FIELDS = ("id", "question", "contexts", "response", "reference", "metadata", "labels")
 #: The names a generic row may give each field: ours, then ragas' (``SingleTurnSample``), then deepeval's
@@ -63,6 +67,25 @@ def sample_from_row(row: object) -> RagSample:
         keyed = KeyedSentences.from_pairs(row["documents_sentences"], row["response_sentences"])
     fields: dict[str, Any] = {f: row[f] for f in GENERIC_FIELDS if f in row and f != "metadata"}
     return RagSample(**fields, metadata=metadata, keyed_sentences=keyed)
+
+
+def scored_samples(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, RagSample]]:
+    """Yield ``(line, sample)`` for each input line that a result row of ``rows`` was scored from (its ``line``):
+    the sample on that line of the input file ``path``, checked by the row's ``input_sha256`` (a row without one
+    takes the line as it is). A line that is gone, changed since, or not a readable row yields nothing.
+
+    Raises:
+        OSError: If ``path`` cannot be read.
+    """
+    wanted = {row["line"]: row.get("input_sha256") for row in rows if isinstance(row.get("line"), int)}
+    for line_no, raw in raw_lines(path):
+        if line_no not in wanted or (wanted[line_no] is not None and line_sha256(raw, line_no) != wanted[line_no]):
+            continue
+        try:
+            sample = sample_from_row(json.loads(decode_line(raw, line_no)))
+        except (ValueError, TypeError):  # not a row: its result is an error row, with nothing to show
+            continue
+        yield line_no, sample
 
 
 def _canonical_names(row: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -179,19 +178,9 @@ def attach_inputs(rows: Sequence[Mapping[str, Any]], path: str | Path) -> tuple[
     Raises:
         OSError: If ``path`` cannot be read.
     """
-    from rageval_lc.datasets.rows import sample_from_row
-    from rageval_lc.files import decode_line, line_sha256, raw_lines
+    from rageval_lc.datasets.rows import scored_samples
 
-    wanted = {row["line"]: row.get("input_sha256") for row in rows if isinstance(row.get("line"), int)}
-    texts: dict[int, tuple[str, str]] = {}
-    for line_no, raw in raw_lines(path):
-        if line_no not in wanted or (wanted[line_no] is not None and line_sha256(raw, line_no) != wanted[line_no]):
-            continue
-        try:
-            sample = sample_from_row(json.loads(decode_line(raw, line_no)))
-        except (ValueError, TypeError):  # not a row: its result is an error row, with nothing to show
-            continue
-        texts[line_no] = (sample.question, sample.response)
+    texts = {line_no: (sample.question, sample.response) for line_no, sample in scored_samples(path, rows)}
     out, unmatched = [], 0
     for row in rows:
         copy = dict(row)

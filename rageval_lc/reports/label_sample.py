@@ -200,20 +200,10 @@ def input_fields(path: str | Path, rows: Sequence[Row]) -> tuple[dict[int, dict[
     Raises:
         OSError: If ``path`` cannot be read.
     """
-    import json
+    from rageval_lc.datasets.rows import scored_samples
 
-    from rageval_lc.datasets.rows import sample_from_row
-    from rageval_lc.files import decode_line, line_sha256, raw_lines
-
-    wanted = {row["line"]: row.get("input_sha256") for row in rows if isinstance(row.get("line"), int)}
     found: dict[int, dict[str, Any]] = {}
-    for line_no, raw in raw_lines(path):
-        if line_no not in wanted or (wanted[line_no] is not None and line_sha256(raw, line_no) != wanted[line_no]):
-            continue
-        try:
-            sample = sample_from_row(json.loads(decode_line(raw, line_no)))
-        except (ValueError, TypeError):
-            continue
+    for line_no, sample in scored_samples(path, rows):
         found[line_no] = {"contexts": sample.contexts}
         if sample.reference is not None:
             found[line_no]["reference"] = sample.reference

@@ -31,17 +31,7 @@ from typing import Any
 
 from rageval_lc._lazy import import_dspy
 from rageval_lc.rgb.records import RGB_SYSTEM_PROMPT, RgbRecord, build_documents, rgb_prompt
-from rageval_lc.rgb.scoring import (
-    RESULT_HEADERS,
-    RESULT_LEGEND,
-    EvaluationResult,
-    RgbJudgement,
-    RgbMode,
-    RgbRow,
-    judge_row,
-    result_rows,
-    score_rgb,
-)
+from rageval_lc.rgb.scoring import EvaluationResult, RgbJudgement, RgbMode, RgbRow, format_results, judge_row, score_rgb
 
 __all__ = ["DEFAULT_NOISE_RATIOS", "RgbRun", "as_rgb_system", "load_system", "run_rgb"]
 
@@ -177,13 +167,8 @@ class RgbRun:
     model_name: str = ""
 
     def report(self) -> str:
-        """A readable table of the results, then what its figures are (``scoring.RESULT_LEGEND``)."""
-        import textwrap
-
-        from rageval_lc.reports.summary import format_table
-
-        legend = textwrap.fill(RESULT_LEGEND, width=100)
-        return f"{format_table(list(RESULT_HEADERS), result_rows(self.results))}\n{legend}"
+        """A readable table of the results, then what its figures are (``scoring.format_results``)."""
+        return format_results(self.results)
 
     def to_html(self, title: str = "RGB run") -> str:
         """The run as a self-contained HTML page: accuracy against noise ratio with its intervals, every task,

@@ -41,6 +41,7 @@ __all__ = [
     "RgbMode",
     "RgbRow",
     "check_answer",
+    "format_results",
     "judge_row",
     "lenient_corrects_error",
     "lenient_detects_error",
@@ -437,8 +438,8 @@ def _result(
     return result
 
 
-#: The columns of a run's table (:func:`result_rows`), printed by :meth:`~rageval_lc.rgb.run.RgbRun.report` and
-#: drawn by its HTML page; :data:`RESULT_LEGEND` says what each figure is.
+#: The columns of a run's table (:func:`result_rows`), printed by :func:`format_results` and drawn by the run's
+#: HTML page; :data:`RESULT_LEGEND` says what each figure is.
 RESULT_HEADERS = ("task", "rows", "right %", "rejected %", "error detection %", "error correction %")
 #: What the figures of :data:`RESULT_HEADERS` are, printed under the table.
 RESULT_LEGEND = (
@@ -473,3 +474,14 @@ def result_rows(results: Sequence[EvaluationResult]) -> list[list[Any]]:
             ]
         )
     return rows
+
+
+def format_results(results: Sequence[EvaluationResult]) -> str:
+    """The results as a readable table (:data:`RESULT_HEADERS`, :func:`result_rows`), then what its figures are
+    (:data:`RESULT_LEGEND`): what :meth:`~rageval_lc.rgb.run.RgbRun.report` prints."""
+    import textwrap
+
+    from rageval_lc.reports.summary import format_table
+
+    legend = textwrap.fill(RESULT_LEGEND, width=100)
+    return f"{format_table(list(RESULT_HEADERS), result_rows(results))}\n{legend}"
