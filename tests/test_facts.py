@@ -30,6 +30,16 @@ from rageval_lc.facts import (
     number_in_words,
     number_value,
 )
+from rageval_lc.facts.names import (
+    EVENT_WORDS,
+    ORGANISATION_WORDS,
+    PLACE_WORDS,
+    ROLES,
+    coarse_kind,
+    kind_from_shape,
+    name_kind,
+    name_type,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,6 +54,10 @@ _WORD_KINDS: dict[str, tuple[frozenset[str], int]] = {
     "tens in words": (frozenset(TENS), 3),
     "ones in words": (frozenset(ONES), 6),
     "scale words": (frozenset(SCALES), 4),
+    "organisation words": (frozenset(w.lower() for w in ORGANISATION_WORDS if w.isalpha() and len(w) > 3), 6),
+    "event words": (frozenset(w.lower() for w in EVENT_WORDS) - {"open", "act", "series", "season", "tour"}, 5),
+    "place words": (frozenset(w.lower() for w in PLACE_WORDS), 8),
+    "person roles": (frozenset(ROLES), 8),
 }
 _NAME_KINDS: dict[str, tuple[frozenset[str], int]] = {
     "country names": (COUNTRIES - {"US", "U.S.", "USA", "UK", "U.K."}, 4),
@@ -118,6 +132,8 @@ def test_the_scan_finds_a_copied_list(tmp_path: Path) -> None:
         "ones.py": '_SMALL = "zero one two three four five six".split()\n',
         "short.py": 'MONTH = r"(?:jan|feb|mar|apr)[a-z]*"\n',
         "places.py": 'PLACES = {"France", "Norway", "South Korea", "Peru"}\n',
+        "orgs.py": 'ORGS = "Inc Corporation Company University College Institute Foundation".split()\n',
+        "events.py": 'EVENTS = ("Award", "Prize", "Cup", "Championship", "Festival", "Olympics")\n',
     }
     (tmp_path / "training").mkdir()
     for name, text in copies.items():
@@ -127,7 +143,16 @@ def test_the_scan_finds_a_copied_list(tmp_path: Path) -> None:
     (tmp_path / "rageval_lc" / "fine.py").write_text('"""Open on Mondays, from one to two, in Norway and France."""\n')
     found = [line.split(": ", 1)[1].split(" (")[0] for line in list_copies(tmp_path)]
     assert sorted(found) == sorted(
-        ["month names", "weekday names", "tens in words", "ones in words", "month abbreviations", "country names"]
+        [
+            "month names",
+            "weekday names",
+            "tens in words",
+            "ones in words",
+            "month abbreviations",
+            "country names",
+            "organisation words",
+            "event words",
+        ]
     )
 
 
@@ -210,3 +235,39 @@ def test_the_word_lists() -> None:
     assert len(US_STATES) == 50 and "Georgia" in US_STATES and "Georgia" in COUNTRIES
     assert "South Korea" in COUNTRIES and "Korea" not in COUNTRIES and WELL_KNOWN_COUNTRIES < COUNTRIES
     assert WELL_KNOWN_CITIES < WORLD_CITIES < CITIES and "Tampa" in CITIES and "Tampa" not in WORLD_CITIES
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "kind"),
+    [
+        ("Tampa, Florida", "city", "place"),
+        ("Georgia", "country", "place"),  # a country and a US state: a country, as place_level says
+        ("Phoenix", None, "place"),  # a city also a person's name: its context decides; alone, half a vote
+        ("Academy Awards", "event", "event"),  # the head word decides: an award, not the Academy
+        ("Academy of Motion Picture Arts", "organisation:school", "organisation"),  # the head before "of"
+        ("Battle of Wake Island", "event", "event"),  # not the island
+        ("Times Square", "place:square", "place"),  # not the newspaper
+        ("Open University", "organisation:school", "organisation"),
+        ("Club World Cup", "event", "event"),
+        ("Southeast Asia", "place:region", "place"),
+        ("South Korean", None, "other"),  # a people's adjective is no region
+        ("Best Picture", None, "event"),
+        ("School", None, "other"),  # an organisation's word alone names none
+        ("NFL", "organisation:acronym", "organisation"),
+    ],
+)
+def test_a_name_s_kind_from_its_shape(name: str, shape: str | None, kind: str) -> None:
+    assert kind_from_shape(name) == shape
+    assert name_kind(name) == kind
+    assert coarse_kind(shape) == (kind if shape else "other")
+
+
+def test_the_sure_reading_of_a_name_s_kind() -> None:
+    assert name_type("Phoenix", []) == "city"
+    assert name_type("Phoenix", ["The Oscar went to Phoenix, who played the Joker."]) is None  # a city and a person
+    assert name_type("Academy Awards", []) is None  # an event is never swapped
+    assert name_type("Nicosia", ["He was born in Nicosia.", "The city of Nicosia grew."]) == "city"
+    assert name_type("Meridia", ["He was born in Meridia."]) == "place"
+    assert name_type("Meridia", ["He works in Meridia."]) is None  # "in X" is no sure cue
+    assert name_type("Apple Inc", ["Apple Inc says it grew."]) == "organisation:company"  # "X says": no person
+    assert name_type("Madison Square Garden", ["She was born in Madison Square Garden."]) is None  # a building

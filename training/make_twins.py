@@ -21,7 +21,8 @@ one supported sentence changed.
     name ("the 1996 AFC Asian Cup").
   - ``entity``: a name after the clause's verb ("named after X", "born in X", "directed by X") becomes another
     name of the passages of the same type (person, country, state, city, county ..., school, company ...: read
-    from cues around the names in the passages, see ``name_type``; skipped when unsure); never a name of a
+    from the names' shapes and the cues around them in the passages by ``rageval_lc.facts.names.name_type``;
+    skipped when unsure); never a name of a
     list, of a relation that holds for many ("members of", "such as"), or the end of a longer name.
   - ``negation``: "not" added to or taken from the first auxiliary of the main clause ("is" / "is not", "can"
     / "cannot", "do not" / "do", "has never been" / "has been"), where an evidence sentence states the same
@@ -109,15 +110,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
-from rageval_lc.facts import (  # noqa: E402
-    MONTHS,
-    ONES,
-    REGIONS_ABROAD,
-    UNITS,
-    US_STATES,
-    WELL_KNOWN_CITIES,
-    WELL_KNOWN_COUNTRIES,
-)
+from rageval_lc.facts import MONTHS, ONES, UNITS  # noqa: E402
+from rageval_lc.facts.names import name_type  # noqa: E402
 from rageval_lc.judges.offline.slots import (  # noqa: E402
     Quantity,
     dates,
@@ -525,130 +519,6 @@ def contradict_date(sentence: Sentence, rng: random.Random | None = None) -> lis
                     )
                 break
     return edits
-
-
-_TITLES = (
-    "Mr Mrs Ms Miss Dr Prof Professor Sir Dame Lord Lady President Senator Governor Mayor King Queen Prince "
-    "Princess Pope General Colonel Captain Judge Justice Rev Reverend Chancellor Minister Bishop Archbishop"
-).split()
-_ROLES = (
-    "actor actress singer songwriter rapper director author writer novelist poet player footballer cricketer coach "
-    "manager producer composer musician guitarist drummer bassist vocalist artist painter sculptor journalist "
-    "politician professor scientist physicist chemist biologist astronomer philosopher economist historian founder "
-    "co-founder ceo chairman wife husband son daughter brother sister father mother widow uncle aunt nephew niece "
-    "grandson granddaughter dancer comedian presenter host filmmaker screenwriter playwright designer architect "
-    "engineer inventor entrepreneur businessman businesswoman lawyer attorney physician surgeon nurse soldier pilot "
-    "astronaut athlete boxer wrestler swimmer golfer quarterback pitcher goalkeeper striker model cosmologist "
-    "mathematician poet lyricist conductor pianist violinist cartoonist animator illustrator photographer"
-).split()
-_PLACE_WORDS = (
-    "City County River Lake Island Islands Mountain Mountains Mount Valley Bay Province Beach Falls Street Avenue "
-    "Road Square Peninsula Desert Sea Ocean Forest Canyon Harbour Harbor Borough Parish Township Village Heights "
-    "Springs Hills Coast Gulf Strait Creek"
-).split()
-_ORG_GROUPS = {  # organisation words by the kind of organisation they name: a school for a school
-    "school": "University College Institute School Academy",
-    "company": "Inc Inc. Corporation Corp Corp. Company Co. Ltd Ltd. LLC plc Group Motors Industries Holdings Systems "
-    "Technologies Services Records Studios Pictures Entertainment Airlines Airways Bank Press Network Laboratory "
-    "Laboratories Labs",
-    "public body": "Party Council Committee Commission Department Ministry Agency Office Board Parliament Congress "
-    "Senate Court Army Navy",
-    "association": "Association Society Foundation Organization Organisation Union League Federation Club FC Church "
-    "Institution",
-    "venue": "Hospital Museum Library Center Centre",
-}
-_ORG_WORDS = {word: group for group, words in _ORG_GROUPS.items() for word in words.split()}
-_REGION_WORDS = frozenset(
-    "North South East West Northern Southern Eastern Western Central Southeast Southwest Northeast Northwest "
-    "Upper Lower".split()
-)
-_EVENT_WORDS = frozenset(
-    "Battle War Siege Campaign Cup Championship Championships Games Olympics Festival Award Awards Prize Act Treaty "
-    "Tour Series Expedition Revolution Crisis Conference Summit Election".split()
-)
-# A short gazetteer: the well-known countries (and "Korea" alone), the US states of one word but Georgia (a
-# country's name too) and Washington (a city's and a person's), provinces abroad, and well-known cities (and four
-# more, of Australia and Spain).
-_COUNTRIES = WELL_KNOWN_COUNTRIES | {"Korea"}
-_STATES = frozenset(s for s in US_STATES if " " not in s and s not in ("Georgia", "Washington")) | REGIONS_ABROAD
-_CITIES = WELL_KNOWN_CITIES | {"Adelaide", "Brisbane", "Perth", "Seville"}
-_PLACES = _COUNTRIES | _STATES | _CITIES
-_PERSON_AFTER = re.compile(
-    r"^(?:\s*\((?:born|b\.|née|né|c\.)|\s*\(\s*\d{1,2}?\s*\w*\s*\d{4}\s*[–-]|,?\s+(?:who|whose)\b|\s+(?:was|is) born\b|"
-    r"\s+(?:said|says|wrote|writes|told|married|died)\b|\s+(?:is|was) (?:an?|the) (?:[A-Z][\w-]+ )?(?:"
-    + "|".join(_ROLES)
-    + r")\b)"
-)
-_PERSON_BEFORE = re.compile(r"(?:\b(?:" + "|".join(_TITLES) + r")\.?|\b(?:" + "|".join(_ROLES) + r")s?,?)\s+$", re.I)
-_PLACE_BEFORE = re.compile(  # a cue and the kind of place it names
-    r"\b(?:(?P<place>born|located|situated|based|headquartered|lives|lived|died|raised|settled|moved|grew up|"
-    r"native)\s+(?:in|to|near|at|of)|(?P<kind>city|town|village|capital|state|province|county|country|region|"
-    r"island|district|borough|suburb|municipality|republic|kingdom|neighborhood|neighbourhood)\s+of)\s+(?:the\s+)?$",
-    re.I,
-)
-_PLACE_KIND = {"town": "city", "village": "city", "capital": "city", "republic": "country", "kingdom": "country"}
-_VENUE_WORDS = frozenset(
-    "Museum World Park Centre Center Hall Stadium Arena Theatre Theater Hotel Mall Airport Station Bridge Tower "
-    "Building Church Cathedral Castle Palace House Mansion Gallery Zoo Garden Gardens School".split()
-)
-
-
-def name_type(name: str, texts: list[str]) -> str | None:
-    """``person``, ``organisation:<kind>`` (school, company, public body, association, venue), ``country``,
-    ``state``, ``city``, ``place:<kind>`` ("Bergen County": ``place:county``) or ``place``, from the cues around a
-    name in the texts (titles and roles, life dates, "born in", "city of", organisation and place words, a short
-    gazetteer); None when no type or several are cued, and for events. Persons and organisations take two words
-    at least.
-
-        >>> name_type("John Smith", ["The writer John Smith (born 1950) lives in Leeds."])
-        'person'
-        >>> name_type("Bergen County", []), name_type("Blinn College", []), name_type("Settings", ["Open Settings."])
-        ('place:county', 'organisation:school', None)
-    """
-    words = name.split()
-    if any(w in _EVENT_WORDS for w in words):
-        return None  # "Battle of Wake Island", "1996 AFC Asian Cup": events, not places
-    found = set()
-    groups = {_ORG_WORDS[w.strip(",")] for w in words[1:] if w.strip(",") in _ORG_WORDS}
-    groups |= {_ORG_WORDS[words[0]] for w in words[:1] if w in ("University", "Bank", "Institute")}
-    if len(groups) == 1:
-        found.add(f"organisation:{groups.pop()}")
-    elif groups:
-        return None
-    if len(words) >= 2 and words[0] in _REGION_WORDS and not found:
-        found.add("place:region")  # "Southeast Asia" is no town
-    if name in _COUNTRIES:
-        found.add("country")
-    elif name in _STATES:
-        found.add("state")
-    elif name in _CITIES:
-        found.add("city")
-    elif len(words) >= 2 and (words[-1] in _PLACE_WORDS or words[0] in ("Mount", "Lake", "Port", "Fort")):
-        found.add(f"place:{(words[-1] if words[-1] in _PLACE_WORDS else words[0]).lower()}")  # a county for a county
-    pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
-    for text in texts:
-        for m in pattern.finditer(text):
-            before, after = text[: m.start()], text[m.end() :]
-            if _PERSON_BEFORE.search(before) or _PERSON_AFTER.match(after):
-                found.add("person")
-            if not any(kind in ("country", "state", "city") or kind.startswith("place") for kind in found):
-                state = re.match(r",\s+([A-Z]\w+)", after)
-                cue = _PLACE_BEFORE.search(before)
-                if cue and cue.group("kind"):
-                    kind = cue.group("kind").lower()
-                    found.add(_PLACE_KIND.get(kind, kind))  # "the city of Nicosia": a city
-                elif cue or (state and state.group(1) in _PLACES):
-                    found.add("place")
-    if any(k == "place" or k.startswith("place:") for k in found) and re.search(r"(?:an|ese|ish)$", words[-1]):
-        return None  # "South African", "Chinese": a people's adjective, not a place
-    if len(found) > 1 and "place" in found:
-        found.discard("place")  # "located in Nicosia" and "the city of Nicosia": a city
-    if len(found) != 1 or (found & {"place", "city"} and any(w in _VENUE_WORDS for w in words)):
-        return None
-    kind = found.pop()
-    if (kind == "person" or kind.startswith("organisation")) and not 2 <= len(words) <= 5:
-        return None  # one word is too often a surname, an acronym or a menu item
-    return kind
 
 
 _OBJECT_BEFORE = re.compile(

@@ -138,7 +138,8 @@ WORLD_CITIES = (
     | frozenset(
         """Nairobi Lagos Johannesburg Dubai Doha Jakarta Manila Sochi Pyeongchang Nagano Turin Beirut Jerusalem
         Tehran Baghdad Karachi Lahore Dhaka Hanoi Taipei Osaka Kyoto Lima Santiago Bogota Caracas Havana Brasilia
-        Geneva Zurich Marseille Lyon Florence Venice""".split()
+        Geneva Zurich Marseille Lyon Florence Venice Adelaide
+        Brisbane Perth Seville""".split()
     )
     | frozenset(["New York", "Los Angeles", "Rio de Janeiro", "Buenos Aires", "Mexico City", "Hong Kong", "Cape Town"])
 )

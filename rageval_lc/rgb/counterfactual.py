@@ -5,7 +5,7 @@ An answer is a **date** (a month name with a year, and a day when given: "July 2
 "21 July 2017", "June 2020"), a **number** (with its currency, scale word or unit: "$10.4 billion", "1,280
 metres", "45%"; or in words, 2 to 99: "three", "twenty-one", "two million") or a **name** (anything else), and a
 name is a person, a place, an organisation, an event, a work or another name
-(:func:`~rageval_lc.rgb.names.name_kind`: from its own shape and the words around its mentions, no model). The
+(:func:`~rageval_lc.facts.names.name_kind`: from its own shape and the words around its mentions, no model). The
 wrong value:
 
 * a date moves by 1-9 years (and its day, when it has one, by 1-20 days within the month), each mention
@@ -40,16 +40,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rageval_lc.facts import CITIES, MONTHS, ONES, SCALES, TENS, month_number, number_in_words, number_value
-from rageval_lc.rgb.names import (
-    ORGANISATION_WORDS,
-    bare_word,
-    known_places,
-    merged_spans,
-    name_kind,
-    place_level,
-    whole_names,
-    without_stale_region,
-)
+from rageval_lc.facts.names import ORGANISATION_WORDS, bare_word, name_kind, place_level
+from rageval_lc.rgb.names import known_places, merged_spans, whole_names, without_stale_region
 
 __all__ = [
     "Counterfactual",
@@ -287,7 +279,7 @@ def _short_name(name: str, kind: str) -> str | None:
         return words[-1]
     if kind == "organisation":  # only the organisation's words at its end go: "Bank of America" has no short name
         core = words[1:] if words[0] == "The" else list(words)
-        while core and bare_word(core[-1]) in ORGANISATION_WORDS | {"&", "and"}:
+        while core and (bare_word(core[-1]) in ORGANISATION_WORDS or core[-1] in ("&", "and")):
             core.pop()
         return " ".join(core) if core and len(core) < len(words) and answer_kind(" ".join(core)) == "name" else None
     return None
@@ -316,7 +308,7 @@ def make_counterfactual(
     value of the same kind (see the module docstring); ``pool``: candidate names for a name answer; ``avoid``: more
     text whose names are never chosen (a question's other passages, so that all of them get the same name);
     ``kinds``: what tells a name's kind (a :class:`~rageval_lc.rgb.names.NameKinds` over the corpus); None:
-    :func:`~rageval_lc.rgb.names.name_kind` over the passage and ``avoid``."""
+    :func:`~rageval_lc.facts.names.name_kind` over the passage and ``avoid``."""
     forms = [answer] if isinstance(answer, str) else list(answer)
     first = forms[0]
     kind = answer_kind(first)

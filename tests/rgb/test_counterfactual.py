@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from rageval_lc.facts.names import name_kind
 from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, make_counterfactual, number_parts
-from rageval_lc.rgb.names import COUNTRIES, US_STATES, NameKinds, name_kind
+from rageval_lc.rgb.names import COUNTRIES, US_STATES, NameKinds
 
 
 def test_a_date_keeps_each_mention_s_spelling_and_changes_its_value() -> None:

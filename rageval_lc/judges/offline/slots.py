@@ -57,30 +57,30 @@ _SPOKEN_DURATIONS = {
     "quarter of an hour": 900.0, "three quarters of an hour": 2700.0, "an hour and a half": 5400.0,
     "a day and a half": 129600.0, "half a day": 43200.0,
 }  # fmt: skip
-_SPOKEN_DURATION = re.compile(
-    r"\b(?:three[\s-]+quarters[\s-]+of[\s-]+an[\s-]+hour|(?:a[\s-]+)?quarter[\s-]+of[\s-]+an[\s-]+hour|half[\s-]+an[\s-]+hour|"
-    r"a[\s-]+half[\s-]+hour|half[\s-]+a[\s-]+(?:minute|day)|an[\s-]+hour[\s-]+and[\s-]+a[\s-]+half|a[\s-]+day[\s-]+and[\s-]+a[\s-]+half)\b",
-    re.I,
+
+
+def _phrases(phrases: list[str] | dict[str, float]) -> str:
+    """Phrases as one regular expression (no group), longest first, their words joined by spaces or hyphens."""
+    return "|".join(r"[\s-]+".join(p.split()) for p in sorted(phrases, key=len, reverse=True))
+
+
+def _said_before(cues: str) -> re.Pattern[str]:
+    """A regular expression for one of ``cues`` (alternatives) closing the text before a number."""
+    return re.compile(rf"(?:{cues})\s*$", re.I)
+
+
+_SPOKEN_DURATION = re.compile(rf"\b(?:{_phrases(_SPOKEN_DURATIONS)})\b", re.I)
+_FRACTION = re.compile(rf"\b(?P<fraction>{_phrases(_FRACTIONS)})(?=\s+of\b)", re.I)
+_APPROX = _said_before(
+    r"about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|an estimated|estimated|close to|~|≈"
 )
-_FRACTION = re.compile(
-    r"\b(?P<fraction>(?:a|one)[\s-]+half|half|(?:a|one)[\s-]+third|two[\s-]+thirds|(?:a|one)[\s-]+quarter|"
-    r"three[\s-]+quarters|(?:a|one)[\s-]+fifth|(?:a|one)[\s-]+tenth)(?=\s+of\b)",
-    re.I,
+_LOWER = _said_before(
+    r"(?<!no )(?<!not )more than|over|at least|above|exceeding|exceeds|upwards of|in excess of|no less than|"
+    r"not less than"
 )
-_APPROX = re.compile(
-    r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|an estimated|estimated|"
-    r"close to|~|≈)\s*$",
-    re.I,
-)
-_LOWER = re.compile(
-    r"(?:(?<!no )(?<!not )more than|over|at least|above|exceeding|exceeds|upwards of|in excess of|no less than|"
-    r"not less than)\s*$",
-    re.I,
-)
-_UPPER = re.compile(
-    r"(?:(?<!no )(?<!not )less than|under|up to|at most|below|no more than|(?<!no )fewer than|not exceed|"
-    r"not more than|maximum of|a maximum|max\.?)\s*$",
-    re.I,
+_UPPER = _said_before(
+    r"(?<!no )(?<!not )less than|under|up to|at most|below|no more than|(?<!no )fewer than|not exceed|"
+    r"not more than|maximum of|a maximum|max\.?"
 )
 _CURRENCY = {"$": "usd", "us$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
 _UNIT_WORDS = sorted(UNITS, key=len, reverse=True)
