@@ -36,6 +36,7 @@ from rageval_lc.judges.offline.confidence import (
     shipped_confidence,
     verdict_confidence,
 )
+from rageval_lc.judges.offline.contradiction import figures_stated_otherwise
 from rageval_lc.judges.offline.cross_encoder import nli_for_judge
 from rageval_lc.judges.offline.decision import SupportDecision, closest_documents, nli_adjusted
 from rageval_lc.judges.offline.encoder import CachedEncoder, Encoder, SentenceTransformerEncoder
@@ -538,9 +539,9 @@ class OfflineJudge(Portable, BaseJudge):
             correctness_reason += f"; key terms found in the reference {overlap.precision:.2f}" + (
                 f" (not there: {', '.join(missing)})" if missing else ""
             )
-        if overlap.conflicting_numbers:  # a different date or quantity is wrong, however close the wording
-            correct = min(correct, 0.4)
-            correctness_reason += f"; numbers that contradict the reference: {', '.join(overlap.conflicting_numbers)}"
+        if conflicting := figures_stated_otherwise(answer, reference):  # a wrong date or quantity is wrong, however
+            correct = min(correct, 0.4)  # close the wording (the contradiction detector's number and date rule)
+            correctness_reason += f"; figures the reference gives otherwise: {', '.join(conflicting)}"
         if any(contradicted):  # the NLI model finds an answer sentence the reference contradicts
             correct = min(correct, 0.4)
             correctness_reason += f"; {sum(contradicted)} answer sentence(s) contradicted by the reference"

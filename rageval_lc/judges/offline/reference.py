@@ -4,8 +4,8 @@ Embedding similarity cannot tell "Tampa, Florida" from "Glendale, Arizona" (both
 judge also compares *key terms* — numbers, capitalised names and rare words — that the answer adds
 beyond the question. Precision: the share of the answer's new key terms found in the reference;
 recall: the share of the reference's new key terms found in the answer. None when a side adds none.
-A number the answer adds that the reference lacks, while the reference gives numbers of its own, is a
-conflict (a wrong date or quantity), reported apart.
+(A number or date the reference gives otherwise is the contradiction detector's to find, unit by unit:
+:func:`~rageval_lc.judges.offline.contradiction.figures_stated_otherwise`.)
 
 Example:
     >>> overlap = key_term_overlap("Super Bowl 2021 location", "Glendale, Arizona", "Tampa, Florida")
@@ -37,7 +37,6 @@ class KeyTermOverlap:
     answer_terms: tuple[str, ...]
     reference_terms: tuple[str, ...]
     not_in_reference: tuple[str, ...] = ()
-    conflicting_numbers: tuple[str, ...] = ()
 
 
 def _stem(word: str) -> str:
@@ -66,8 +65,6 @@ def key_term_overlap(
     answer_words = {_stem(t) for t in _TOKEN.findall(answer)}
     new_in_answer = key_terms(answer, is_rare=is_rare) - asked
     new_in_reference = key_terms(reference, is_rare=is_rare) - asked
-    reference_numbers = {t for t in new_in_reference if t[0].isdigit()}
-    conflicts = {t for t in new_in_answer - reference_words if t[0].isdigit()} if reference_numbers else set()
     precision = len(new_in_answer & reference_words) / len(new_in_answer) if new_in_answer else None
     recall = len(new_in_reference & answer_words) / len(new_in_reference) if new_in_reference else None
     return KeyTermOverlap(
@@ -76,5 +73,4 @@ def key_term_overlap(
         tuple(sorted(new_in_answer)),
         tuple(sorted(new_in_reference)),
         tuple(sorted(new_in_answer - reference_words)),
-        tuple(sorted(conflicts)),
     )

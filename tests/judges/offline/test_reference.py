@@ -14,11 +14,41 @@ def test_key_terms_beyond_the_question() -> None:
     overlap = key_term_overlap("Who acquired Instagram?", "Apple acquired Instagram.", "Facebook")
     assert (overlap.answer_terms, overlap.precision, overlap.recall) == (("apple",), 0.0, 0.0)
     same = key_term_overlap("Who acquired Instagram?", "Facebook acquired it in 2012.", "Facebook, in 2012")
-    assert (same.precision, same.recall, same.conflicting_numbers) == (1.0, 1.0, ())
+    assert (same.precision, same.recall) == (1.0, 1.0)
     # nothing new beyond the question: no key-term evidence either way
     assert key_term_overlap("Who acquired Instagram?", "instagram was acquired", "Facebook").precision is None
     dates = key_term_overlap("When was OpenAI founded?", "In December 2005.", "December 2015")
-    assert (dates.precision, dates.conflicting_numbers) == (0.5, ("2005",))
+    assert (dates.precision, dates.not_in_reference) == (0.5, ("2005",))
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "expected"),
+    [
+        ("The marathon is 42.195 kilometres long.", "A marathon is 42,195 metres.", []),  # one length, two units
+        ("About 3 percent voted.", "3% of them voted.", []),
+        ("It runs on Windows 7 and costs $40.", "It needs Windows 10 and costs $40.", []),  # a name, not a figure
+        (
+            "The Wall fell in 1991.",
+            "The Berlin Wall fell on 9 November 1989.",
+            ["1991 (the reference: 9 November 1989)"],
+        ),
+        ("He had 3 children.", "He had 4 children.", ["3 (the reference: 4)"]),
+        ("It is 5 km long.", "It is 8 km long and 20 m wide.", ["5 km (the reference: 8 km)"]),
+        ("It opened in 2001.", "It is 8 km long.", []),  # the reference gives no date: nothing to contradict
+        (
+            "The 2020 draft was held on May 8, 2020.",
+            "November 18 2020",
+            ["8 May 2020 (the reference: 18 November 2020)"],
+        ),
+        ("He had 3 sons and 4 dogs.", "He had 4 sons.", ["3 (the reference: 4)"]),  # its 4 is said of dogs
+    ],
+)
+def test_figures_the_reference_gives_otherwise_are_read_with_their_units(answer, reference, expected) -> None:
+    """The rule that caps factual accuracy is the contradiction detector's (a quantity of the same kind, or a date,
+    with another value), not a word match: "42.195 kilometres" is "42,195 metres"; "Windows 7" is no number."""
+    from rageval_lc.judges.offline.contradiction import figures_stated_otherwise
+
+    assert figures_stated_otherwise(answer, reference) == expected
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +56,17 @@ def local_judge():
     from rageval_lc.judges.offline.judge import OfflineJudge
 
     return OfflineJudge()
+
+
+def test_factual_accuracy_caps_a_wrong_date_and_not_a_restated_length(local_judge) -> None:
+    wrong = local_judge.factual_accuracy("When did the Wall fall?", "It fell in 1991.", "It fell on 9 November 1989.")
+    assert wrong.value.correctness <= 40.0
+    assert (
+        "figures the reference gives otherwise: 1991 (the reference: 9 November 1989)" in wrong.value.correctness_reason
+    )
+    question = "How long is a marathon?"
+    same = local_judge.factual_accuracy(question, "It is 42.195 kilometres.", "A marathon is 42,195 metres.")
+    assert "otherwise" not in same.value.correctness_reason
 
 
 def test_rgb_counterfactual_answers_are_wrong_and_true_answers_correct(local_judge, shared: Path) -> None:

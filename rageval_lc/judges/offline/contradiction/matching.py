@@ -35,7 +35,14 @@ from rageval_lc.judges.offline.contradiction.reading import (
 from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, same_quantity, stem
 from rageval_lc.judges.offline.word_slots import COMMON_STARTS, Comparison, names, role_swap, same_name
 
-__all__ = ["SlotMatch", "derived_quantities", "distinctive", "side_values", "unmatched_figures"]
+__all__ = [
+    "SlotMatch",
+    "derived_quantities",
+    "distinctive",
+    "figures_stated_otherwise",
+    "side_values",
+    "unmatched_figures",
+]
 
 
 def unmatched_quantities(said: Slots, there: Slots) -> tuple[list[Quantity], list[Quantity]]:
@@ -196,6 +203,10 @@ def _comparison_conflict(said: Slots, there: Slots) -> tuple[Comparison, Compari
             ):
                 return a, b
     return None
+
+
+def _nearest_date(date: Date, others: Sequence[Date]) -> Date:
+    return min(others, key=lambda d: _date_distance(d, date))
 
 
 def _date_distance(a: Date, b: Date) -> float:
@@ -454,21 +465,56 @@ class SlotMatch:
         the text's), the text's being the one the sentence's most likely restates; None when none is."""
         new_q, old_q = self.quantities
         for q in new_q:
-            rivals = [
-                e
-                for e in old_q
-                if _family(e) == _family(q)
-                and bool(_scope(e)) == bool(_scope(q))
-                and not (e.value == q.value and e.dimension == q.dimension)  # one value, worded as a bound on one side
-            ]
-            if rivals:
-                e = _closest(q, rivals)
-                return ("unit" if _number_part(q) == _number_part(e) else "number"), q, e
+            rival = self.quantity_rival_of(q, old_q)
+            if rival is not None:
+                return rival[0], q, rival[1]
         return None
+
+    @staticmethod
+    def quantity_rival_of(q: Quantity, old: Sequence[Quantity]) -> tuple[str, Quantity] | None:
+        """Among a text's quantities ``old`` (those the sentence does not state), the one that gives ``q`` otherwise:
+        (``number`` or ``unit``, that quantity), or None when none measures the same kind of thing."""
+        rivals = [
+            e
+            for e in old
+            if _family(e) == _family(q)
+            and bool(_scope(e)) == bool(_scope(q))
+            and not (e.value == q.value and e.dimension == q.dimension)  # one value, worded as a bound on one side
+        ]
+        if not rivals:
+            return None
+        e = _closest(q, rivals)
+        return ("unit" if _number_part(q) == _number_part(e) else "number"), e
 
     def date_rival(self) -> tuple[Date, Date] | None:
         """(the sentence's first date the text lacks, the text's date nearest to it), or None."""
         new_d, old_d = self.dates
         if not (new_d and old_d):
             return None
-        return new_d[0], min(old_d, key=lambda d: _date_distance(d, new_d[0]))
+        return new_d[0], _nearest_date(new_d[0], old_d)
+
+
+def figures_stated_otherwise(text: str, reference: str) -> list[str]:
+    """The numbers (with their units) and dates of ``text`` that ``reference`` gives otherwise: a quantity of the same
+    kind the reference states with another value (in any unit: "5 km" is "5,000 metres"), a date where the reference
+    gives another — each as "X (the reference: Y)". A figure the reference does not speak of is no conflict; any
+    figure it states is (a reference answers the question: its figures are all the answer's subject's).
+
+    Example:
+        >>> figures_stated_otherwise("It fell in 1991 after a 5 km march.", "It fell in 1989; they marched 5,000 m.")
+        ['1991 (the reference: 1989)']
+        >>> figures_stated_otherwise("About 3 percent voted.", "3% of them voted.")
+        []
+    """
+    match = SlotMatch(read_slots(text), set(), EvidenceUnit((), reference, "passage"))
+    stated = match.there  # a reference answers the question: each of its figures is the answer's subject's
+    found = []
+    for q in match.quantities[0]:
+        rival = SlotMatch.quantity_rival_of(q, stated.quantities)
+        if rival is not None:
+            found.append(f"{q.describe()} (the reference: {rival[1].describe()})")
+    new_d = match.dates[0]
+    found += [
+        f"{d.describe()} (the reference: {_nearest_date(d, stated.dates).describe()})" for d in new_d if stated.dates
+    ]
+    return found
