@@ -55,7 +55,7 @@ from rageval_lc.judges.offline.decision import (
     nli_adjusted,
 )
 from rageval_lc.judges.offline.features import DOCUMENT_FEATURES, sample_features
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.labelling import labels_from_features
 from rageval_lc.judges.offline.model import (
     Linear,
@@ -110,7 +110,7 @@ def featurise(shared: Path, cache: Path) -> list[dict]:
     path = cache / f"local_judge_features_{stamp}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())
-    judge = LocalJudge()
+    judge = OfflineJudge()
     items = []
     start = time.time()
     for file in files:
@@ -141,7 +141,7 @@ def featurise_twins(cache: Path, twins: Path = TWINS) -> list[dict]:
         return pickle.loads(path.read_bytes())
     rows = [json.loads(line) for line in twins.read_text(encoding="utf-8").splitlines()]
     rows.sort(key=lambda r: r["original_id"])  # twins of one answer side by side: their documents encoded once
-    judge = LocalJudge()
+    judge = OfflineJudge()
     items = []
     start = time.time()
     for chunk in range(0, len(rows), 128):
@@ -160,7 +160,7 @@ def featurise_twins(cache: Path, twins: Path = TWINS) -> list[dict]:
 AUX_ROWS = {"wice": 400, "ares_synthetic": 1500}  # a fixed sample of each weak source
 
 
-def _item(judge: LocalJudge, record, fold: str) -> dict:
+def _item(judge: OfflineJudge, record, fold: str) -> dict:
     sample = record.sample
     labels = record.labels
     unsupported = labels.unsupported_response_sentence_keys
@@ -182,7 +182,7 @@ def featurise_aux(shared: Path, cache: Path) -> list[dict]:
     path = cache / f"local_judge_aux_features_{'_'.join(f'{k}{v}' for k, v in AUX_ROWS.items())}_{code}.pkl"
     if path.exists():
         return pickle.loads(path.read_bytes())
-    judge = LocalJudge()
+    judge = OfflineJudge()
     items = []
     for name, count in AUX_ROWS.items():
         with gzip.open(shared / "data" / "aux" / f"{name}.jsonl.gz", "rt", encoding="utf-8") as fh:

@@ -70,9 +70,9 @@ def development_pairs(data: Path, n: int, seed: int = SEED) -> list[dict[str, An
 
 def collect(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per pair and response sentence: the slot conflict, the NLI candidates and their probabilities."""
-    from rageval_lc.judges import LocalJudge
+    from rageval_lc.judges import OfflineJudge
 
-    judge = LocalJudge()
+    judge = OfflineJudge()
     samples = [
         RagSample(id=str(i), question="What does the passage say?", contexts=[r["premise"]], response=r["hypothesis"])
         for i, r in enumerate(rows)

@@ -1,7 +1,7 @@
 """Contradiction benchmark for the offline judge: does it call contradicted answers "contradicted", and only those?
 
 Three sets, every sample scored through the public API (``evaluate_sample(sample, ["trace", "faithfulness"],
-judge=LocalJudge())``); a response sentence's outcome is its verdict in the TRACe judgement's notes
+judge=OfflineJudge())``); a response sentence's outcome is its verdict in the TRACe judgement's notes
 (``sentence_verdicts``: supported / not_found / contradicted):
 
 1. **Single-context pairs** (``benchmarks/data/contradiction_pairs.jsonl``, 157): answers that contradict their
@@ -235,9 +235,9 @@ def main() -> int:
     if args.nli_pairs and not args.nli_data.is_dir():
         print(f"no NLI data folder at {args.nli_data} (pass --nli-data, or --nli-pairs 0)", file=sys.stderr)
         return 2
-    from rageval_lc.judges import LocalJudge
+    from rageval_lc.judges import OfflineJudge
 
-    judge = LocalJudge(nli=args.adapter)
+    judge = OfflineJudge(nli=args.adapter)
     passages = [p["text"] for p in load_jsonl(OFF_TOPIC)]
     report: dict[str, Any] = {"seed": SEED}
     start = time.perf_counter()

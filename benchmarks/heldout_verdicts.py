@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import load_ragbench  # noqa: E402
-from rageval_lc.judges.offline.judge import LocalJudge  # noqa: E402
+from rageval_lc.judges.offline.judge import OfflineJudge  # noqa: E402
 from rageval_lc.judges.offline.model import LocalParams  # noqa: E402
 from rageval_lc.metrics.agreement import auroc, balanced_accuracy  # noqa: E402
 from rageval_lc.metrics.overlap import overlap_hallucination  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> None:
     params = LocalParams.load()
     if args.forcing_kinds is not None:
         params = dataclasses.replace(params, forcing_kinds=[k for k in args.forcing_kinds.split(",") if k])
-    judge = LocalJudge(params=params)
+    judge = OfflineJudge(params=params)
     start = time.time()
     rows = []
     for chunk in range(0, len(records), 64):

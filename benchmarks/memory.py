@@ -1,4 +1,4 @@
-"""Peak memory of ``rageval evaluate --judge local`` over N RAGBench rows, each run in a fresh process.
+"""Peak memory of ``rageval evaluate --judge offline`` over N RAGBench rows, each run in a fresh process.
 
 Each run writes N rows of ``shared/data/ragbench`` (all eight files, every k-th line so that each
 sub-dataset is present; N = 2,981 is every row) to a temporary JSONL file, runs the CLI on it in a
@@ -45,6 +45,7 @@ def measure(rows: int, code: Path, metrics: str, keep: Path | None = None) -> di
         source.write_text("\n".join(ragbench_lines(rows)) + "\n", encoding="utf-8")
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(code)}
         env["TOKENIZERS_PARALLELISM"] = "false"
+        # "local": the offline judge's old name, which every revision reads (a baseline may predate "offline")
         argv = [sys.executable, "-c", CLI, "evaluate", str(source), "--judge", "local", "--metrics", metrics]
         argv += ["--out", str(out), "--no-progress"]
         start = time.perf_counter()

@@ -28,13 +28,13 @@ import json, sys, time
 from pathlib import Path
 from rageval_lc.datasets.ragbench import ragbench_record
 from rageval_lc import evaluate
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 
 rows, shared = int(sys.argv[1]), Path(sys.argv[2])
 files = sorted((shared / "data" / "ragbench").glob("*_validation.jsonl"))
 lines = [line for path in files for line in path.read_text(encoding="utf-8").splitlines()]
 samples = [ragbench_record(json.loads(line)).sample for line in lines[:: max(1, len(lines) // rows)][:rows]]
-judge = LocalJudge()
+judge = OfflineJudge()
 evaluate([samples[-1].model_copy(update={"id": "warm-up"})], "trace", judge=judge, concurrency=1)
 start = time.perf_counter()
 run = evaluate(samples, "trace", judge=judge, concurrency=1)

@@ -73,10 +73,10 @@ class ForwardTimer:
 def run(samples: list[Any], device: str, precision: str) -> tuple[float, float, list[dict[str, float | None]]]:
     """(wall seconds, model seconds, scores per row) for one in-process run on a fresh judge."""
     from rageval_lc.engine.engine import evaluate
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
     from rageval_lc.judges.offline.nli import NliModel
 
-    judge = LocalJudge(device=device, nli=NliModel(device=device, precision=precision))
+    judge = OfflineJudge(device=device, nli=NliModel(device=device, precision=precision))
     encoder_model = judge.encoder.encoder.model  # loaded here, not timed
     _, nli_model = judge.nli._load()
     timer = ForwardTimer([encoder_model, nli_model], str(judge.device))

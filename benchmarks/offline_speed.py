@@ -1,6 +1,6 @@
 """Offline rows per second and peak memory, this checkout against a baseline revision, and whether the verdicts moved.
 
-Each run is ``rageval evaluate --judge local`` over the same RAGBench rows in a fresh process
+Each run is ``rageval evaluate --judge offline`` over the same RAGBench rows in a fresh process
 (``measure`` of ``benchmarks/memory.py``: wall time, peak RSS); this checkout and the baseline (checked out with
 ``git worktree`` into a temporary folder) alternate, ``--runs`` of each, after one untimed run of each that fills
 the file cache and saves each side's merged NLI model. Prints rows/s and peak RSS per run, the medians and their

@@ -10,7 +10,7 @@ contradict in exactly one sentence (``contradicted_sentence``), by kind: ``numbe
 on it.
 
 Every row is scored through the public API (``evaluate_sample(sample, ["trace", "faithfulness"],
-judge=LocalJudge())``); a response sentence's outcome is its verdict in the TRACe judgement's notes
+judge=OfflineJudge())``); a response sentence's outcome is its verdict in the TRACe judgement's notes
 (``sentence_verdicts``: supported / not_found / contradicted). Figures:
 
 * contradictions: **caught** (the contradicting sentence called contradicted), **flagged** (that sentence called
@@ -235,10 +235,10 @@ def main() -> int:
     parser.add_argument("--adapter", type=Path, help="another NLI adapter folder (default: the shipped one)")
     parser.add_argument("--show-misses", action="store_true", help="print each miss and false alarm with reasons")
     args = parser.parse_args()
-    from rageval_lc.judges import LocalJudge
+    from rageval_lc.judges import OfflineJudge
 
     cases = load_jsonl(args.data)
-    judge = LocalJudge(nli=args.adapter)
+    judge = OfflineJudge(nli=args.adapter)
     start = time.perf_counter()
     scored = score(cases, judge)
     wall = round(time.perf_counter() - start, 1)

@@ -79,12 +79,12 @@ def loaded_models() -> tuple[Any, Any]:
 
 def fresh_judge(encoder: Any, nli: Any) -> Any:
     """An offline judge on the loaded models, every cache empty."""
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
     from rageval_lc.judges.offline.nli import NliModel
 
     fresh = NliModel(device="cpu", cache_size=20_000)
     fresh._loaded = nli._loaded
-    return LocalJudge(encoder=encoder, nli=fresh, device="cpu")
+    return OfflineJudge(encoder=encoder, nli=fresh, device="cpu")
 
 
 def cold_sample() -> Any:
@@ -126,7 +126,7 @@ from reference_speed import cold_sample  # the rows' module: not timed (it impor
 start = time.perf_counter()
 from rageval_lc.engine.engine import evaluate
 from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
-from rageval_lc.judges.offline.judge import LocalJudge
+from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.nli import NliModel
 imports = time.perf_counter() - start
 loads = {}
@@ -148,7 +148,7 @@ def nli_load(self):
 NliModel._load = nli_load
 samples = [cold_sample()]
 t = time.perf_counter()
-run = evaluate(samples, sys.argv[1], judge=LocalJudge(device=sys.argv[2]), concurrency=1)
+run = evaluate(samples, sys.argv[1], judge=OfflineJudge(device=sys.argv[2]), concurrency=1)
 first = time.perf_counter() - t
 status = run.results[0].results[sys.argv[1]].status
 print(json.dumps({"imports": imports, "encoder": loads.get("encoder"), "nli": loads.get("nli"),

@@ -64,7 +64,7 @@ def offline_figure(rows: int) -> list[Any]:
     from rageval_lc.datasets.ragbench import ragbench_record
     from rageval_lc.engine.engine import evaluate
     from rageval_lc.judges.offline.encoder import SentenceTransformerEncoder
-    from rageval_lc.judges.offline.judge import LocalJudge
+    from rageval_lc.judges.offline.judge import OfflineJudge
     from rageval_lc.judges.offline.nli import NliModel
 
     files = sorted((SHARED / "data" / "ragbench").glob("*_validation.jsonl"))
@@ -80,7 +80,7 @@ def offline_figure(rows: int) -> list[Any]:
     start = time.perf_counter()
     encoder.encode(unique)
     floor = time.perf_counter() - start
-    judge = LocalJudge(encoder=encoder)
+    judge = OfflineJudge(encoder=encoder)
     start = time.perf_counter()
     evaluate(samples, "trace", judge=judge, concurrency=1)
     wall = time.perf_counter() - start

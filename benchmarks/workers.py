@@ -40,7 +40,7 @@ def timed_run(
 ) -> dict[str, float | str]:
     """One CLI run: wall seconds, seconds until the first output row was written, the output's digest."""
     out.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "rageval_lc", "evaluate", str(source), "--judge", "local", "--metrics", metrics]
+    command = [sys.executable, "-m", "rageval_lc", "evaluate", str(source), "--judge", "offline", "--metrics", metrics]
     command += ["--workers", str(workers), "--out", str(out), "--no-progress"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env["TOKENIZERS_PARALLELISM"] = "false"
