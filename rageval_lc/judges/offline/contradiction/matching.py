@@ -495,10 +495,12 @@ class SlotMatch:
 
 
 def figures_stated_otherwise(text: str, reference: str) -> list[str]:
-    """The numbers (with their units) and dates of ``text`` that ``reference`` gives otherwise: a quantity of the same
-    kind the reference states with another value (in any unit: "5 km" is "5,000 metres"), a date where the reference
-    gives another — each as "X (the reference: Y)". A figure the reference does not speak of is no conflict; any
-    figure it states is (a reference answers the question: its figures are all the answer's subject's).
+    """The numbers (with their units) and dates of ``text`` that ``reference`` gives otherwise, each as "X (the
+    reference: Y)": a quantity of the same kind with another value (in any unit: "5 km" is "5,000 metres"), a date
+    where the reference gives another. As the detector reads a document: a figure of the reference that ``text``
+    states too is not set against its other figures ("$6.04 billion vs. $5.37 billion a year before" gives the
+    reference's $6.04 billion), and a figure the reference does not speak of is no conflict; a bare year does not
+    state the reference's day ("the 2020 draft was held on 8 May 2020" against "18 November 2020").
 
     Example:
         >>> figures_stated_otherwise("It fell in 1991 after a 5 km march.", "It fell in 1989; they marched 5,000 m.")
@@ -507,14 +509,20 @@ def figures_stated_otherwise(text: str, reference: str) -> list[str]:
         []
     """
     match = SlotMatch(read_slots(text), set(), EvidenceUnit((), reference, "passage"))
-    stated = match.there  # a reference answers the question: each of its figures is the answer's subject's
     found = []
     for q in match.quantities[0]:
-        rival = SlotMatch.quantity_rival_of(q, stated.quantities)
+        rival = SlotMatch.quantity_rival_of(q, match.quantities[1])
         if rival is not None:
             found.append(f"{q.describe()} (the reference: {rival[1].describe()})")
-    new_d = match.dates[0]
-    found += [
-        f"{d.describe()} (the reference: {_nearest_date(d, stated.dates).describe()})" for d in new_d if stated.dates
+    said = match.said.dates
+    unstated = [
+        e for e in match.there.dates if not any(d.agrees_with(e) and _precision(d) >= _precision(e) for d in said)
     ]
+    for d in match.dates[0] if unstated else ():
+        found.append(f"{d.describe()} (the reference: {_nearest_date(d, unstated).describe()})")
     return found
+
+
+def _precision(date: Date) -> int:
+    """How much of a date is given: year, month and day each count one."""
+    return sum(part is not None for part in (date.year, date.month, date.day))
