@@ -40,6 +40,7 @@ __all__ = [
     "with_previous",
 ]
 
+#: A sentence opening with a pronoun ("it", "they", "in 2010, she"): it may mean the previous sentence's names.
 LEADING_PRONOUN = re.compile(
     r"^\s*(?:(?:later|then|also|today|now|in \w+ \d{4}|in \d{4}),?\s+)?(?:it|its|they|their|she|her|he|his)\b", re.I
 )
@@ -49,6 +50,7 @@ SINGLE = ("sentence", "clause")
 #: Texts whose slots, frame words and stems are remembered (a chunk's document sentences).
 CACHED_TEXTS = 4096
 _SPELLED_NUMBERS = NUMBER_WORDS | {"half"}  # and "half", which the figure slots read as a number too
+#: Words that frame no statement: articles, auxiliaries, pronouns, prepositions, light verbs.
 FRAME_STOP = frozenset(
     "a an the of to in on at for and or is are was were be been being by with as it its this that these those has "
     "have had do does did from into than then there their they them he she his her which who whom what when where "
@@ -95,6 +97,7 @@ _CLAUSE_BREAK = re.compile(
     r"unless|but|and|a|an|including|making|leading|resulting|according)\b)|;\s+|\s+[–—]\s+",
     re.I,
 )
+#: The fewest words a clause (or a sentence said verbatim) must have to be read on its own.
 MIN_CLAUSE_WORDS = 4
 
 

@@ -345,7 +345,7 @@ def stating_sentence(sentence: str, units: Sequence[EvidenceUnit], previous: str
 
     A restatement in other words ("Everest rises 8,849 m above sea level" for "Mount Everest is 8,849 metres
     tall") shares few words with its source but all of its facts; the judge counts it as support when the two
-    sentences are also close in meaning (see :func:`~rageval_lc.judges.offline.labelling.nli_adjusted`).
+    sentences are also close in meaning (see :func:`~rageval_lc.judges.offline.decision.nli_adjusted`).
 
     Example:
         >>> from rageval_lc.judges.offline.contradiction.reading import evidence_units
