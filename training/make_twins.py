@@ -112,6 +112,7 @@ from ragbench_folds import fold_of  # noqa: E402
 from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
 from rageval_lc.facts import MONTHS, ONES, UNITS  # noqa: E402
 from rageval_lc.facts.names import name_type  # noqa: E402
+from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, british_spelling  # noqa: E402
 from rageval_lc.judges.offline.slots import (  # noqa: E402
     Quantity,
     dates,
@@ -895,43 +896,11 @@ def same_facts(text: str, edited: str) -> bool:
     return dated == sorted((d.year or 0, d.month or 0, d.day or 0) for d in _dates(edited))
 
 
-_SPELLING = {  # abbreviation -> (singular, plural), American spelling
-    "km": ("kilometer", "kilometers"), "m": ("meter", "meters"), "cm": ("centimeter", "centimeters"),
-    "mm": ("millimeter", "millimeters"), "kg": ("kilogram", "kilograms"), "g": ("gram", "grams"),
-    "mg": ("milligram", "milligrams"), "mcg": ("microgram", "micrograms"), "µg": ("microgram", "micrograms"),
-    "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"), "oz": ("ounce", "ounces"), "ft": ("foot", "feet"),
-    "mi": ("mile", "miles"), "ml": ("milliliter", "milliliters"), "mL": ("milliliter", "milliliters"),
-    "l": ("liter", "liters"), "L": ("liter", "liters"), "h": ("hour", "hours"), "hr": ("hour", "hours"),
-    "hrs": ("hour", "hours"), "min": ("minute", "minutes"), "mins": ("minute", "minutes"),
-    "sec": ("second", "seconds"), "secs": ("second", "seconds"), "%": ("percent", "percent"),
-    "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
-    "mph": ("mile per hour", "miles per hour"), "km/h": ("kilometer per hour", "kilometers per hour"),
-    "GB": ("gigabyte", "gigabytes"), "MB": ("megabyte", "megabytes"), "TB": ("terabyte", "terabytes"),
-    "kW": ("kilowatt", "kilowatts"), "W": ("watt", "watts"), "V": ("volt", "volts"),
-}  # fmt: skip
-_ABBREVIATION = {}  # a spelled-out unit (lower case, either spelling) -> its usual abbreviation
-for _abbr, _forms in _SPELLING.items():
-    for _form in _forms:
-        for _spelled in (_form, _form.replace("meter", "metre").replace("liter", "litre")):
-            _ABBREVIATION.setdefault(
-                _spelled.lower(),
-                {
-                    "lbs": "lb",
-                    "mins": "min",
-                    "secs": "sec",
-                    "hr": "h",
-                    "hrs": "h",
-                    "mL": "ml",
-                    "L": "l",
-                    "µg": "mcg",
-                }.get(_abbr, _abbr),
-            )
-_ABBREVIATION["per cent"] = "%"
 _UNIT_ABBR = re.compile(
-    r"( ?)(" + "|".join(re.escape(a) for a in sorted(_SPELLING, key=len, reverse=True)) + r")(?![\w/°²³-])"
+    r"( ?)(" + "|".join(re.escape(a) for a in sorted(UNIT_NAMES, key=len, reverse=True)) + r")(?![\w/°²³-])"
 )
 _UNIT_FULL = re.compile(
-    r"( )(" + "|".join(re.escape(f) for f in sorted(_ABBREVIATION, key=len, reverse=True)) + r")(?![\w/-])", re.I
+    r"( )(" + "|".join(re.escape(f) for f in sorted(UNIT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/-])", re.I
 )
 
 
@@ -942,9 +911,9 @@ def _british(sentence: Sentence) -> bool:
 
 
 def _spelled_unit(abbr: str, value: float, british: bool) -> str:
-    singular, plural = _SPELLING[abbr]
+    singular, plural = UNIT_NAMES[abbr]
     word = singular if value == 1 else plural
-    return word.replace("meter", "metre").replace("liter", "litre") if british else word
+    return british_spelling(word) if british else word
 
 
 def faithful_unit_spelling(sentence: Sentence, rng: random.Random | None = None) -> list[Edit]:
@@ -968,7 +937,7 @@ def faithful_unit_spelling(sentence: Sentence, rng: random.Random | None = None)
             new = " " + _spelled_unit(abbr.group(2), value, british)
             start, end, old = abbr.start(), abbr.end(), abbr.group(2)
         elif full and full.end() <= q.span[1]:
-            short = _ABBREVIATION[full.group(2).lower()]
+            short = UNIT_ABBREVIATIONS[full.group(2).lower()]
             new = short if short in ("%", "°C", "°F") else " " + short
             start, end, old = full.start(), full.end(), full.group(2)
         else:
@@ -1015,7 +984,7 @@ def faithful_number_form(sentence: Sentence, rng: random.Random | None = None) -
             continue  # one of a list of digits ("3, 5, or 7 days") stays a digit
         if (
             _LABEL_BEFORE.search(text[: m.start()])
-            or m.group(2) in _ABBREVIATION
+            or m.group(2) in UNIT_ABBREVIATIONS
             or re.match(r"\s*(?:-|–|to)\s*\d", text[m.end() + len(m.group(2)) + 1 :])
         ):
             continue
@@ -1031,12 +1000,6 @@ def faithful_number_form(sentence: Sentence, rng: random.Random | None = None) -
     return [e for e in edits if same_facts(text, apply(sentence, e))]
 
 
-_CONVERSIONS = {  # dimension -> units in order, with their size in the dimension's base unit
-    "time": (("second", 1), ("minute", 60), ("hour", 3600), ("day", 86400), ("week", 604800)),
-    "length": (("millimeter", 0.001), ("centimeter", 0.01), ("meter", 1), ("kilometer", 1000)),
-    "mass": (("milligram", 0.001), ("gram", 1), ("kilogram", 1000)),
-    "volume": (("milliliter", 0.001), ("liter", 1)),
-}
 _UNIT_WORD = re.compile(r"(\s?)([A-Za-zµ]+)(?![\w/°²³-])")
 
 
@@ -1052,7 +1015,7 @@ def faithful_unit_conversion(sentence: Sentence, rng: random.Random | None = Non
     edits = []
     for q in _quantities(text):
         m = _number_text(text, q)
-        if not m or q.approximate or q.dimension.split("/")[0] not in _CONVERSIONS:
+        if not m or q.approximate or q.dimension.split("/")[0] not in UNIT_STEPS:
             continue
         if in_range(text, m.start(), m.end()):
             continue
@@ -1060,7 +1023,7 @@ def faithful_unit_conversion(sentence: Sentence, rng: random.Random | None = Non
         if not unit or unit.end() > q.span[1] or unit.group(2).lower() not in UNITS:
             continue
         dimension, size = UNITS[unit.group(2).lower()]
-        steps = _CONVERSIONS[dimension]
+        steps = UNIT_STEPS[dimension]
         here = [i for i, (_, s) in enumerate(steps) if abs(s - size) < 1e-12]
         if not here:
             continue
@@ -1078,7 +1041,7 @@ def faithful_unit_conversion(sentence: Sentence, rng: random.Random | None = Non
             written = f"{int(new_number):,}" if new_number.is_integer() else f"{new_number:g}"
             word = name + ("" if new_number == 1 else "s")
             if british:
-                word = word.replace("meter", "metre").replace("liter", "litre")
+                word = british_spelling(word)
             new = f"{written} {word}"
             edited = text[: m.start()] + new + text[unit.end() :]
             if same_facts(text, edited):
