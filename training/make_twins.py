@@ -42,7 +42,8 @@ one supported sentence changed.
   false, the edited sentence's ``fully_supported`` false (and no supporting keys, as RAGBench writes it).
 
 - A **faithful twin** states the same facts another way, and is checked to parse to the same numbers, units and
-  dates with the judge's own parsers (``slots.quantities``, ``slots.dates``, ``same_quantity``). Kinds:
+  dates with the judge's own parsers (``facts.numbers.quantities``, ``facts.dates.dates``,
+  ``same_quantity``). Kinds:
 
   - ``unit_spelling``: "12 km" <-> "12 kilometers", "5%" <-> "5 percent", "20 °C" <-> "20 degrees Celsius".
   - ``number_form``: "1,500,000" <-> "1.5 million", "3 days" <-> "three days" (two to twelve).
@@ -111,15 +112,11 @@ from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
 from rageval_lc.facts import MONTHS, ONES, UNITS  # noqa: E402
+from rageval_lc.facts.dates import dates  # noqa: E402
 from rageval_lc.facts.names import name_type  # noqa: E402
+from rageval_lc.facts.numbers import Quantity, quantities, same_quantity  # noqa: E402
 from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, british_spelling  # noqa: E402
-from rageval_lc.judges.offline.slots import (  # noqa: E402
-    Quantity,
-    dates,
-    quantities,
-    same_quantity,
-    stem,
-)
+from rageval_lc.facts.words import stem  # noqa: E402
 from rageval_lc.judges.offline.word_slots import names, role_swap, same_name  # noqa: E402
 from rageval_lc.text import normalize_key, split_sentences  # noqa: E402
 

@@ -1,15 +1,22 @@
-"""The calendar's words: the months (their names, abbreviations and numbers) and the days of the week.
+"""The calendar's words: the months (their names, abbreviations and numbers) and the days of the week; and the
+dates of a text, in any common order (9 November 1989, November 9, 1989, 1989-11-09, November 1989, 1989).
 
 Example:
     >>> MONTHS[10], month_number("Nov."), month_number("Sept"), month_number("Maybe")
     ('november', 11, 9, None)
+    >>> [d.describe() for d in dates("It fell on November 9, 1989, not in 1991.")]
+    ['9 November 1989', '1991']
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from itertools import pairwise
 
-__all__ = ["MONTHS", "MONTH_NUMBERS", "MONTH_PATTERN", "WEEKDAYS", "month_number"]
+from rageval_lc.facts.units import unit_after
+
+__all__ = ["MONTHS", "MONTH_NUMBERS", "MONTH_PATTERN", "WEEKDAYS", "Date", "dates", "month_number"]
 
 #: The months' names, lower-cased, January first.
 MONTHS: tuple[str, ...] = tuple(
@@ -54,3 +61,74 @@ def month_number(word: str, *, any_four_letters: bool = False) -> int | None:
     if any_four_letters:
         return next((i + 1 for i, m in enumerate(MONTHS) if word in (m, m[:3], m[:4])), None)
     return MONTH_NUMBERS.get(word)
+
+
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(1[0-9]{3}|20[0-9]{2})"
+_DATE_PATTERNS = (
+    re.compile(rf"\b{_YEAR}-(\d{{1,2}})-(\d{{1,2}})\b"),  # ISO: year, month, day
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({MONTH_PATTERN}),?\s+{_YEAR}\b", re.I),  # day, month, year
+    re.compile(rf"\b({MONTH_PATTERN})\s+{_DAY},?\s+{_YEAR}\b", re.I),  # month, day, year
+    re.compile(rf"\b({MONTH_PATTERN}),?\s+{_YEAR}\b", re.I),  # month, year
+    re.compile(rf"(?<![\d,.$£€])\b{_YEAR}\b(?![\d,]|\.\d|\s*(?:%|per\b|years?\b))"),  # a year alone
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({MONTH_PATTERN})(?![\w])", re.I),  # day, month
+    re.compile(rf"\b({MONTH_PATTERN})\s+{_DAY}\b(?!\s*(?:%|[.,]\d))", re.I),  # month, day
+)
+
+
+@dataclass(frozen=True)
+class Date:
+    """A calendar date, as fully as the text gives it."""
+
+    year: int | None
+    month: int | None
+    day: int | None
+    span: tuple[int, int]
+
+    def describe(self) -> str:
+        parts = [str(self.day)] if self.day else []
+        parts += [MONTHS[self.month - 1].capitalize()] if self.month else []
+        return " ".join([*parts, str(self.year)] if self.year else parts)
+
+    def agrees_with(self, other: Date) -> bool:
+        """The same date as far as both say: 1989 agrees with 9 November 1989; 1991 does not."""
+        if self.year and other.year and self.year != other.year:
+            return False
+        if self.month and other.month and self.month != other.month:
+            return False
+        return not (self.day and other.day and self.day != other.day)
+
+
+def dates(text: str) -> list[Date]:
+    """The dates of ``text`` in order, each read once (the fullest pattern wins)."""
+    found: list[Date] = []
+    taken: list[tuple[int, int]] = []
+    for index, pattern in enumerate(_DATE_PATTERNS):
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in taken):
+                continue
+            groups = match.groups()
+            if index == 0:
+                year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
+            elif index == 1:
+                day, month, year = int(groups[0]), month_number(groups[1]), int(groups[2])
+            elif index == 2:
+                month, day, year = month_number(groups[0]), int(groups[1]), int(groups[2])
+            elif index == 3:
+                month, day, year = month_number(groups[0]), None, int(groups[1])
+            elif index == 4:
+                year, month, day = int(groups[0]), None, None
+            elif index == 5:
+                day, month, year = int(groups[0]), month_number(groups[1]), None
+            else:
+                month, day, year = month_number(groups[0]), int(groups[1]), None
+            month_word = {1: 1, 2: 0, 3: 0, 5: 1, 6: 0}.get(index)
+            if month_word is not None and not groups[month_word][0].isupper():
+                continue  # a month is written with a capital ("may 2020" is the verb)
+            if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
+                continue
+            if index == 4 and unit_after(text, match.end())[0]:
+                continue  # "1280 metres" is a length, not a year
+            found.append(Date(year, month, day, match.span()))
+            taken.append(match.span())
+    return sorted(found, key=lambda d: d.span)

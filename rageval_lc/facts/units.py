@@ -9,11 +9,15 @@ Example:
     (('kilometer', 'kilometers'), 'km', 'litres', 'lb')
     >>> UNIT_STEPS["volume"]
     (('milliliter', 0.001), ('liter', 1.0))
+    >>> unit_after("It is 12 square-miles wide.", 8), unit_after("Add 5 m of rope", 5), unit_after("5 in all", 1)
+    (('square miles', 21), ('m', 7), ('', 1))
 """
 
 from __future__ import annotations
 
-__all__ = ["UNITS", "UNIT_ABBREVIATIONS", "UNIT_NAMES", "UNIT_STEPS", "UNIT_SWAPS", "british_spelling"]
+import re
+
+__all__ = ["UNITS", "UNIT_ABBREVIATIONS", "UNIT_NAMES", "UNIT_STEPS", "UNIT_SWAPS", "british_spelling", "unit_after"]
 
 #: A unit's word or symbol, lower-cased (with spaces between words: "square metres") -> (its dimension, its size
 #: in the dimension's base unit). Months and years are their own dimensions (a month has no fixed length in days);
@@ -72,6 +76,34 @@ for _words, _dim, _factor in (
 ):
     for _w in _words.split():
         UNITS[_w.replace("_", " ")] = (_dim, _factor)
+
+
+_UNIT_WORDS = sorted(UNITS, key=len, reverse=True)
+_UNIT_AFTER = re.compile(
+    r"\s*(?:-\s*)?(" + "|".join(re.escape(u).replace(r"\ ", r"[\s-]+") for u in _UNIT_WORDS) + r")(?![\w°])", re.I
+)
+
+
+def unit_after(text: str, end: int) -> tuple[str, int]:
+    """The unit of :data:`UNITS` written at ``end`` of ``text`` (after a number), lower-cased with single spaces
+    between its words, and where it ends; else ("", ``end``). A unit of one or two letters that is also a word or
+    an article ("in", "s", "t", "m", "min", "pc" ...) counts only right after the number ("5 m", "5m"), and "in"
+    never does."""
+    match = _UNIT_AFTER.match(text, end)
+    if not match:
+        return "", end
+    word = re.sub(r"[\s-]+", " ", match.group(1).lower())
+    if word in ("in", "s", "t", "l", "h", "m", "g", "v", "w", "min", "pc") and not _tight_unit(text, match):
+        return "", end  # "in", "m", "s" as unit letters only right after the number ("5 m", "5m")
+    return word, match.end()
+
+
+def _tight_unit(text: str, match: re.Match[str]) -> bool:
+    after = text[match.end() : match.end() + 1]
+    word = match.group(1)
+    if word.lower() == "in":
+        return False  # "5 in" is nearly always the preposition
+    return not after.isalpha() and (match.start(1) - match.start() <= 1)
 
 
 def british_spelling(word: str) -> str:

@@ -1,9 +1,10 @@
 """The slots a contradiction turns on that are said in words: names, negation, roles and comparisons.
 
-Pure text work, no model, like the figure slots (:mod:`~rageval_lc.judges.offline.slots`: numbers with units,
-dates, and the stem both match words by). A name is found in a text when each of its own words is, accents
-aside; a negation, or an antonym ("closed": not "open"), bears on one word; two names may stand in each other's
-roles ("Microsoft acquired GitHub" / "GitHub acquired Microsoft"); a comparison runs one way ("cheaper than").
+Pure text work, no model, like the figure slots (:mod:`~rageval_lc.facts.numbers`: numbers with units;
+:mod:`~rageval_lc.facts.dates`: dates); both match words by :func:`~rageval_lc.facts.words.stem`. A name is
+found in a text when each of its own words is, accents aside; a negation, or an antonym ("closed": not "open"),
+bears on one word; two names may stand in each other's roles ("Microsoft acquired GitHub" / "GitHub acquired
+Microsoft"); a comparison runs one way ("cheaper than").
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rageval_lc.facts import MONTHS, WEEKDAYS
-from rageval_lc.judges.offline.slots import stem
+from rageval_lc.facts.words import stem
 
 __all__ = ["comparisons", "names", "negated_words", "role_swap", "same_name"]
 
