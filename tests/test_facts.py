@@ -26,10 +26,12 @@ from rageval_lc.facts import (
     WELL_KNOWN_CITIES,
     WELL_KNOWN_COUNTRIES,
     WORLD_CITIES,
+    dates,
     month_number,
     number_in_words,
     number_value,
 )
+from rageval_lc.facts.dates import date_pattern
 from rageval_lc.facts.names import (
     EVENT_WORDS,
     ORGANISATION_WORDS,
@@ -205,6 +207,53 @@ def test_the_month_pattern_takes_a_name_or_an_abbreviation_with_its_dot() -> Non
     ]
     assert matches == ["Sept.", "sept", "Sep", "September", "jun", "June"]
     assert len(MONTH_NUMBERS) == 12 + 11 + 1  # full names; three letters ("may" is both); "sept"
+
+
+@pytest.mark.parametrize(
+    ("text", "order", "parts"),
+    [
+        ("on 9 November 1989.", "dmy", ("9", "November", "1989")),
+        ("the 14th of Dec. 2004", "dmy", ("14", "Dec.", "2004")),  # an ordinal, "of", an abbreviation with its dot
+        ("November 9, 1989", "mdy", ("9", "November", "1989")),
+        ("Sept 1st 2020", "mdy", ("1", "Sept", "2020")),
+        ("in June, 2020", "my", (None, "June", "2020")),
+        ("1989-11-09", "ymd", ("09", "11", "1989")),
+        ("in 1989.", "y", (None, None, "1989")),
+        ("9 November", "dm", ("9", "November", None)),
+        ("November 9", "md", ("9", "November", None)),
+    ],
+)
+def test_a_date_pattern_s_parts(text: str, order: str, parts: tuple[str | None, ...]) -> None:
+    m = date_pattern(order).search(text)
+    assert m is not None
+    found = m.groupdict()
+    assert (found.get("day"), found.get("month"), found.get("year")) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "order"),
+    [
+        ("9 Novem 1989", "dmy"),  # no month's spelling
+        ("November 9, 2189", "mdy"),  # a year is from 1000 to 2099
+        ("1,989 people", "y"),
+        ("$1989", "y"),
+        ("2000 years", "y"),
+        ("2000 per year", "y"),
+        ("May 5.5", "md"),  # a decimal, not a day
+    ],
+)
+def test_no_date_pattern_reads_these(text: str, order: str) -> None:
+    assert date_pattern(order).search(text) is None
+
+
+def test_a_month_pattern_of_one_s_own_keeps_the_orders() -> None:
+    loose = date_pattern("mdy", month=r"(?:jan|oct)[a-z]*\.?")  # RGB's: any word a month's three letters open
+    assert loose.fullmatch("Octo. 5, 2017")["month"] == "Octo."
+    assert date_pattern("mdy").fullmatch("Octo. 5, 2017") is None
+    assert [d.describe() for d in dates("On the 25th of April, 1915, and in may 1916; 2000 metres.")] == [
+        "25 April 1915",
+        "1916",  # "may" in lower case is the verb: only its year is a date
+    ]
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from rageval_lc.facts.units import unit_after
 
-__all__ = ["MONTHS", "MONTH_NUMBERS", "MONTH_PATTERN", "WEEKDAYS", "Date", "dates", "month_number"]
+__all__ = ["MONTHS", "MONTH_NUMBERS", "MONTH_PATTERN", "WEEKDAYS", "Date", "date_pattern", "dates", "month_number"]
 
 #: The months' names, lower-cased, January first.
 MONTHS: tuple[str, ...] = tuple(
@@ -63,17 +63,45 @@ def month_number(word: str, *, any_four_letters: bool = False) -> int | None:
     return MONTH_NUMBERS.get(word)
 
 
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(1[0-9]{3}|20[0-9]{2})"
-_DATE_PATTERNS = (
-    re.compile(rf"\b{_YEAR}-(\d{{1,2}})-(\d{{1,2}})\b"),  # ISO: year, month, day
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({MONTH_PATTERN}),?\s+{_YEAR}\b", re.I),  # day, month, year
-    re.compile(rf"\b({MONTH_PATTERN})\s+{_DAY},?\s+{_YEAR}\b", re.I),  # month, day, year
-    re.compile(rf"\b({MONTH_PATTERN}),?\s+{_YEAR}\b", re.I),  # month, year
-    re.compile(rf"(?<![\d,.$£€])\b{_YEAR}\b(?![\d,]|\.\d|\s*(?:%|per\b|years?\b))"),  # a year alone
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({MONTH_PATTERN})(?![\w])", re.I),  # day, month
-    re.compile(rf"\b({MONTH_PATTERN})\s+{_DAY}\b(?!\s*(?:%|[.,]\d))", re.I),  # month, day
-)
+#: How a date is written, one pattern an order: the day's, month's and year's places (the named groups ``day``,
+#: ``month`` and ``year``) and what stands between them. A day may be an ordinal ("21st"), "of" may stand between a
+#: day and its month ("21st of July"), a comma before the year; a year is one from 1000 to 2099. ``ymd`` is ISO
+#: (1989-11-09); ``y`` a year alone, not a number's part ("1,989", "1989.5", "$1989") nor a count of years or a
+#: percentage ("1989 years", "2000 per ...", "2000 %").
+_DATE_ORDERS: dict[str, tuple[str, re.RegexFlag]] = {
+    "ymd": (r"\b{year}-(?P<month>\d{{1,2}})-(?P<day>\d{{1,2}})\b", re.RegexFlag(0)),
+    "dmy": (r"\b{day}\s+(?:of\s+)?{month},?\s+{year}\b", re.I),
+    "mdy": (r"\b{month}\s+{day},?\s+{year}\b", re.I),
+    "my": (r"\b{month},?\s+{year}\b", re.I),
+    "y": (r"(?<![\d,.$£€])\b{year}\b(?![\d,]|\.\d|\s*(?:%|per\b|years?\b))", re.RegexFlag(0)),
+    "dm": (r"\b{day}\s+(?:of\s+)?{month}(?![\w])", re.I),
+    "md": (r"\b{month}\s+{day}\b(?!\s*(?:%|[.,]\d))", re.I),
+}
+
+
+def date_pattern(order: str, *, month: str = MONTH_PATTERN) -> re.Pattern[str]:
+    """The pattern of a date written in ``order`` (``ymd``, ``dmy``, ``mdy``, ``my``, ``y``, ``dm``, ``md``: see
+    :data:`_DATE_ORDERS`), its parts in the groups ``day``, ``month`` and ``year``; ``month``: what a month's name is
+    (a pattern with no group; :data:`MONTH_PATTERN`, a name or an abbreviation, by default).
+
+    Example:
+        >>> m = date_pattern("dmy").search("It opened on the 14th of December, 2004.")
+        >>> m["day"], m["month"], m["year"]
+        ('14', 'December', '2004')
+        >>> date_pattern("mdy", month="(?:dec)[a-z]*").fullmatch("Decem 14 2004")["month"]
+        'Decem'
+    """
+    text, flags = _DATE_ORDERS[order]
+    return re.compile(
+        text.format(
+            day=r"(?P<day>\d{1,2})(?:st|nd|rd|th)?", month=f"(?P<month>{month})", year=r"(?P<year>1[0-9]{3}|20[0-9]{2})"
+        ),
+        flags,
+    )
+
+
+#: The patterns :func:`dates` reads, fullest first.
+_DATE_PATTERNS = tuple((order, date_pattern(order)) for order in ("ymd", "dmy", "mdy", "my", "y", "dm", "md"))
 
 
 @dataclass(frozen=True)
@@ -103,31 +131,23 @@ def dates(text: str) -> list[Date]:
     """The dates of ``text`` in order, each read once (the fullest pattern wins)."""
     found: list[Date] = []
     taken: list[tuple[int, int]] = []
-    for index, pattern in enumerate(_DATE_PATTERNS):
+    for order, pattern in _DATE_PATTERNS:
         for match in pattern.finditer(text):
             if any(match.start() < end and start < match.end() for start, end in taken):
                 continue
-            groups = match.groups()
-            if index == 0:
-                year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
-            elif index == 1:
-                day, month, year = int(groups[0]), month_number(groups[1]), int(groups[2])
-            elif index == 2:
-                month, day, year = month_number(groups[0]), int(groups[1]), int(groups[2])
-            elif index == 3:
-                month, day, year = month_number(groups[0]), None, int(groups[1])
-            elif index == 4:
-                year, month, day = int(groups[0]), None, None
-            elif index == 5:
-                day, month, year = int(groups[0]), month_number(groups[1]), None
-            else:
-                month, day, year = month_number(groups[0]), int(groups[1]), None
-            month_word = {1: 1, 2: 0, 3: 0, 5: 1, 6: 0}.get(index)
-            if month_word is not None and not groups[month_word][0].isupper():
-                continue  # a month is written with a capital ("may 2020" is the verb)
+            parts = match.groupdict()
+            year = int(parts["year"]) if parts.get("year") else None
+            day = int(parts["day"]) if parts.get("day") else None
+            month = None
+            if parts.get("month") and order == "ymd":
+                month = int(parts["month"])
+            elif parts.get("month"):
+                if not parts["month"][0].isupper():
+                    continue  # a month is written with a capital ("may 2020" is the verb)
+                month = month_number(parts["month"])
             if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
                 continue
-            if index == 4 and unit_after(text, match.end())[0]:
+            if order == "y" and unit_after(text, match.end())[0]:
                 continue  # "1280 metres" is a length, not a year
             found.append(Date(year, month, day, match.span()))
             taken.append(match.span())
