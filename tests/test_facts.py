@@ -41,7 +41,11 @@ from rageval_lc.facts.names import (
     kind_from_shape,
     name_kind,
     name_type,
+    names,
+    role_swap,
+    same_name,
 )
+from rageval_lc.facts.polarity import ANTONYMS, NEGATIONS, comparisons, negated_words
 from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, UNIT_SWAPS, british_spelling
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -355,3 +359,19 @@ def test_the_sure_reading_of_a_name_s_kind() -> None:
     assert name_type("Meridia", ["He works in Meridia."]) is None  # "in X" is no sure cue
     assert name_type("Apple Inc", ["Apple Inc says it grew."]) == "organisation:company"  # "X says": no person
     assert name_type("Madison Square Garden", ["She was born in Madison Square Garden."]) is None  # a building
+
+
+def test_the_names_of_a_text_and_their_roles() -> None:
+    assert names("In May, Canberra became the capital; on Monday Sydney grew.") == ["Canberra", "Sydney"]  # no month
+    assert same_name("Stephen Hillenburg", [], "Hillenburg created it.")  # a surname alone
+    assert not same_name("Mount Kilimanjaro", ["Mount Kenya"], "Mount Kenya lies in Kenya.")  # "Mount" is generic
+    assert role_swap("Microsoft acquired GitHub.", "GitHub acquired Microsoft.") == ["Microsoft", "GitHub"]
+    assert role_swap("France lost to Argentina.", "Argentina beat France.") is None  # converse verbs: the same fact
+
+
+def test_negations_and_comparisons() -> None:
+    assert negated_words("The drug should not be given to children; the park is closed.") == {"give", "open"}
+    assert negated_words("The screen shows No Signal.") == set()  # a label, no statement
+    (comparison,) = comparisons("The new model is lighter than the old one.")
+    assert (comparison.measure, comparison.direction) == ("weight", -1)
+    assert ANTONYMS["closed"] == "open" and "never" in NEGATIONS

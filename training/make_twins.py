@@ -32,7 +32,7 @@ one supported sentence changed.
     earlier / later than, above / below, maximum / minimum load ...), where an evidence sentence has the word
     with the same neighbour and never its opposite; not under a negation, a modal or in a relative clause.
   - ``role_swap``: "A <verb> B" -> "B <verb> A" for two names around a relation that is not symmetric, checked
-    with the judge's own ``word_slots.role_swap`` against an evidence sentence.
+    with the judge's own ``facts.names.role_swap`` against an evidence sentence.
   - ``scope``: all -> only some, always -> only sometimes, required <-> optional, mandatory -> optional,
     must -> need not, none of -> all of, where an evidence sentence has the word with its next two words.
 
@@ -113,11 +113,10 @@ from ragbench_folds import fold_of  # noqa: E402
 from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
 from rageval_lc.facts import MONTHS, ONES, UNITS  # noqa: E402
 from rageval_lc.facts.dates import dates  # noqa: E402
-from rageval_lc.facts.names import name_type  # noqa: E402
+from rageval_lc.facts.names import name_type, names, role_swap, same_name  # noqa: E402
 from rageval_lc.facts.numbers import Quantity, quantities, same_quantity  # noqa: E402
 from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, british_spelling  # noqa: E402
 from rageval_lc.facts.words import stem  # noqa: E402
-from rageval_lc.judges.offline.word_slots import names, role_swap, same_name  # noqa: E402
 from rageval_lc.text import normalize_key, split_sentences  # noqa: E402
 
 CONTRADICTING = ("number", "date", "entity", "negation", "direction", "role_swap", "scope")
@@ -783,7 +782,7 @@ _SYMMETRIC = re.compile(
 
 
 def contradict_role_swap(sentence: Sentence, rng: random.Random | None = None) -> list[Edit]:
-    """Two names around a relation that is not symmetric swapped, checked with ``word_slots.role_swap``.
+    """Two names around a relation that is not symmetric swapped, checked with ``facts.names.role_swap``.
 
     >>> s = _sentence("Acme Corporation acquired Beta Industries in 2018.",
     ...               "In 2018, Acme Corporation acquired Beta Industries for $7.5 billion.")

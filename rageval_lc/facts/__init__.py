@@ -1,8 +1,9 @@
 """Facts of the world that text is read by (calendar words, numbers in words, units, places, names), and a text's facts.
 
 The facts a text states are found and compared the same way everywhere: its numbers with their units
-(:mod:`~rageval_lc.facts.numbers`), its dates (:mod:`~rageval_lc.facts.dates`), its words' stems
-(:mod:`~rageval_lc.facts.words`).
+(:mod:`~rageval_lc.facts.numbers`), its dates (:mod:`~rageval_lc.facts.dates`), its names and their roles
+(:mod:`~rageval_lc.facts.names`), its negations and comparisons (:mod:`~rageval_lc.facts.polarity`), its words'
+stems (:mod:`~rageval_lc.facts.words`).
 
 Each word list is held here once, with the small functions that are the same knowledge everywhere (a number in
 words and its value, a month's name and its number, the quantities and dates of a text and whether two agree); the
