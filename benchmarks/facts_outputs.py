@@ -11,7 +11,7 @@ Run, once per tree (with ``PYTHONHASHSEED=0``) (each with its own ``PYTHONPATH``
 Texts: the response and document sentences of the first ``--rows`` rows of each RAGBench file of
 ``shared/data/ragbench`` and every passage and answer of RGB's ``en_fact.json``. Outputs, one line each (a key and
 the output's ``repr``): slots' ``quantities`` and ``dates`` of each text, ``same_quantity`` and ``Date.agrees_with``
-of each pair within a text, ``stem`` of its words; word_slots' ``names`` (alone and against the text before),
+of each pair within a text, ``stem`` of its words; the judge's ``names`` (alone and against the text before),
 ``negated_words``, ``comparisons``, ``same_name``; RGB's ``answer_kind``, ``date_parts``, ``number_parts`` and
 ``find_mentions`` of each answer and of each quantity and date the judge finds (against its own text), the
 counterfactual records ``rageval rgb build`` makes for ``en_fact`` (seeds 0-4), ``name_kind`` of each name in
@@ -75,8 +75,10 @@ def outputs(shared: Path, rows: int, tree: Path) -> Iterator[tuple[str, str]]:
     stem = find("rageval_lc.facts.words:stem", "rageval_lc.judges.offline.slots:stem")
     names = find("rageval_lc.facts.names:names", "rageval_lc.judges.offline.word_slots:names")
     same_name = find("rageval_lc.facts.names:same_name", "rageval_lc.judges.offline.word_slots:same_name")
-    negated_words = find("rageval_lc.judges.offline.word_slots:negated_words")
-    comparisons = find("rageval_lc.judges.offline.word_slots:comparisons")
+    negated_words = find(
+        "rageval_lc.facts.polarity:negated_words", "rageval_lc.judges.offline.word_slots:negated_words"
+    )
+    comparisons = find("rageval_lc.facts.polarity:comparisons", "rageval_lc.judges.offline.word_slots:comparisons")
     from rageval_lc.rgb.build import counterfactual_record, date_spellings, name_pool
     from rageval_lc.rgb.counterfactual import answer_kind, date_parts, find_mentions, number_parts
     from rageval_lc.rgb.names import NameKinds

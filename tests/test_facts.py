@@ -26,10 +26,12 @@ from rageval_lc.facts import (
     WELL_KNOWN_CITIES,
     WELL_KNOWN_COUNTRIES,
     WORLD_CITIES,
+    dates,
     month_number,
     number_in_words,
     number_value,
 )
+from rageval_lc.facts.dates import date_pattern
 from rageval_lc.facts.names import (
     EVENT_WORDS,
     ORGANISATION_WORDS,
@@ -39,12 +41,18 @@ from rageval_lc.facts.names import (
     kind_from_shape,
     name_kind,
     name_type,
+    names,
+    role_swap,
+    same_name,
 )
+from rageval_lc.facts.polarity import ANTONYMS, NEGATIONS, comparisons, negated_words
+from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, UNIT_SWAPS, british_spelling
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # --- (a) no copy of a list outside facts/ ----------------------------------------------------------------------
 
+_NOT_UNIT_DIMENSIONS = ("time", "months", "years", "percent")
 #: What makes a literal a copy of a list: at least this many different words of one kind in it. "may" and "march"
 #: are left out of the months (words of their own), the countries' short names ("US", "UK") too.
 _WORD_KINDS: dict[str, tuple[frozenset[str], int]] = {
@@ -58,6 +66,13 @@ _WORD_KINDS: dict[str, tuple[frozenset[str], int]] = {
     "event words": (frozenset(w.lower() for w in EVENT_WORDS) - {"open", "act", "series", "season", "tour"}, 5),
     "place words": (frozenset(w.lower() for w in PLACE_WORDS), 8),
     "person roles": (frozenset(ROLES), 8),
+    # the units' names (not time's: "second|minute|hour" reads a rate; nor "percent")
+    "unit names": (
+        frozenset(
+            w for w, (dim, _) in UNITS.items() if w.isalpha() and len(w) >= 4 and dim not in _NOT_UNIT_DIMENSIONS
+        ),
+        4,
+    ),
 }
 _NAME_KINDS: dict[str, tuple[frozenset[str], int]] = {
     "country names": (COUNTRIES - {"US", "U.S.", "USA", "UK", "U.K."}, 4),
@@ -82,14 +97,16 @@ def _names_in(text: str, kind: str) -> set[str]:
 
 
 def _literals(source: str) -> Iterator[tuple[int, str]]:
-    """Each string literal of a module (implicitly joined parts as one; an f-string's text parts), and each list,
-    tuple, set or dict of string literals read as one text, with its line."""
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    """Each string literal of a module but its docstrings and other bare strings (prose, not a list) (implicitly
+    joined parts as one; an f-string's text parts), and each list, tuple, set or dict of string literals read as
+    one text, with its line: the strings nested in it too (a dict of tuples of words)."""
+    tree = ast.parse(source)
+    prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
             yield node.lineno, node.value
         elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
-            items = [*node.keys, *node.values] if isinstance(node, ast.Dict) else node.elts
-            texts = [n.value for n in items if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+            texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
             if len(texts) > 1:
                 yield node.lineno, " ".join(texts)
 
@@ -105,7 +122,8 @@ def _kinds_in(text: str) -> dict[str, set[str]]:
 
 def list_copies(root: Path) -> list[str]:
     """``path:line: kind (words)`` for each literal of ``rageval_lc/`` and ``training/`` under ``root``, outside
-    ``rageval_lc/facts/``, that holds a list of months, weekdays, number words, countries, US states or cities."""
+    ``rageval_lc/facts/``, that holds a list of months, weekdays, number words, countries, US states, cities or
+    units."""
     found = []
     for folder in ("rageval_lc", "training"):
         for path in sorted((root / folder).rglob("*.py")):
@@ -134,6 +152,7 @@ def test_the_scan_finds_a_copied_list(tmp_path: Path) -> None:
         "places.py": 'PLACES = {"France", "Norway", "South Korea", "Peru"}\n',
         "orgs.py": 'ORGS = "Inc Corporation Company University College Institute Foundation".split()\n',
         "events.py": 'EVENTS = ("Award", "Prize", "Cup", "Championship", "Festival", "Olympics")\n',
+        "units.py": 'STEPS = {"length": (("meter", 1), ("kilometer", 1000)), "mass": (("gram", 1), ("kilo", 1000))}\n',
     }
     (tmp_path / "training").mkdir()
     for name, text in copies.items():
@@ -141,6 +160,8 @@ def test_the_scan_finds_a_copied_list(tmp_path: Path) -> None:
     (tmp_path / "rageval_lc" / "facts").mkdir(parents=True)
     (tmp_path / "rageval_lc" / "facts" / "kept.py").write_text(copies["months.py"])  # facts/ may hold them
     (tmp_path / "rageval_lc" / "fine.py").write_text('"""Open on Mondays, from one to two, in Norway and France."""\n')
+    prose = '"""In metres, meters, kilometres or miles."""\n\n\ndef f():\n    """In grams, pounds, ounces, tonnes."""\n'
+    (tmp_path / "training" / "prose.py").write_text(prose)  # docstrings are prose, no list
     found = [line.split(": ", 1)[1].split(" (")[0] for line in list_copies(tmp_path)]
     assert sorted(found) == sorted(
         [
@@ -152,6 +173,7 @@ def test_the_scan_finds_a_copied_list(tmp_path: Path) -> None:
             "country names",
             "organisation words",
             "event words",
+            "unit names",
         ]
     )
 
@@ -189,6 +211,53 @@ def test_the_month_pattern_takes_a_name_or_an_abbreviation_with_its_dot() -> Non
     ]
     assert matches == ["Sept.", "sept", "Sep", "September", "jun", "June"]
     assert len(MONTH_NUMBERS) == 12 + 11 + 1  # full names; three letters ("may" is both); "sept"
+
+
+@pytest.mark.parametrize(
+    ("text", "order", "parts"),
+    [
+        ("on 9 November 1989.", "dmy", ("9", "November", "1989")),
+        ("the 14th of Dec. 2004", "dmy", ("14", "Dec.", "2004")),  # an ordinal, "of", an abbreviation with its dot
+        ("November 9, 1989", "mdy", ("9", "November", "1989")),
+        ("Sept 1st 2020", "mdy", ("1", "Sept", "2020")),
+        ("in June, 2020", "my", (None, "June", "2020")),
+        ("1989-11-09", "ymd", ("09", "11", "1989")),
+        ("in 1989.", "y", (None, None, "1989")),
+        ("9 November", "dm", ("9", "November", None)),
+        ("November 9", "md", ("9", "November", None)),
+    ],
+)
+def test_a_date_pattern_s_parts(text: str, order: str, parts: tuple[str | None, ...]) -> None:
+    m = date_pattern(order).search(text)
+    assert m is not None
+    found = m.groupdict()
+    assert (found.get("day"), found.get("month"), found.get("year")) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "order"),
+    [
+        ("9 Novem 1989", "dmy"),  # no month's spelling
+        ("November 9, 2189", "mdy"),  # a year is from 1000 to 2099
+        ("1,989 people", "y"),
+        ("$1989", "y"),
+        ("2000 years", "y"),
+        ("2000 per year", "y"),
+        ("May 5.5", "md"),  # a decimal, not a day
+    ],
+)
+def test_no_date_pattern_reads_these(text: str, order: str) -> None:
+    assert date_pattern(order).search(text) is None
+
+
+def test_a_month_pattern_of_one_s_own_keeps_the_orders() -> None:
+    loose = date_pattern("mdy", month=r"(?:jan|oct)[a-z]*\.?")  # RGB's: any word a month's three letters open
+    assert loose.fullmatch("Octo. 5, 2017")["month"] == "Octo."
+    assert date_pattern("mdy").fullmatch("Octo. 5, 2017") is None
+    assert [d.describe() for d in dates("On the 25th of April, 1915, and in may 1916; 2000 metres.")] == [
+        "25 April 1915",
+        "1916",  # "may" in lower case is the verb: only its year is a date
+    ]
 
 
 @pytest.mark.parametrize(
@@ -237,6 +306,25 @@ def test_the_word_lists() -> None:
     assert WELL_KNOWN_CITIES < WORLD_CITIES < CITIES and "Tampa" in CITIES and "Tampa" not in WORLD_CITIES
 
 
+def test_the_unit_tables_agree_with_units() -> None:
+    # a unit's name and its abbreviation are one unit of UNITS (the same dimension and size)
+    for abbreviation, (singular, plural) in UNIT_NAMES.items():
+        sizes = {UNITS.get(w.lower()) for w in (abbreviation, singular, plural, british_spelling(plural))}
+        assert len(sizes - {None}) == 1, abbreviation
+    assert all(UNITS[w] == UNITS[a.lower()] for w, a in UNIT_ABBREVIATIONS.items() if w in UNITS and a.lower() in UNITS)
+    assert UNIT_ABBREVIATIONS["kilometres"] == UNIT_ABBREVIATIONS["kilometer"] == "km"
+    assert UNIT_ABBREVIATIONS["hours"] == "h" and UNIT_ABBREVIATIONS["millilitre"] == "ml"  # not "hrs", not "mL"
+    assert UNIT_ABBREVIATIONS["per cent"] == UNIT_ABBREVIATIONS["percent"] == "%"
+    # the conversion steps: one dimension each, smallest first, the sizes UNITS gives
+    for dimension, steps in UNIT_STEPS.items():
+        assert all(UNITS[name] == (dimension, size) for name, size in steps)
+        assert [size for _, size in steps] == sorted(size for _, size in steps)
+    assert [name for name, _ in UNIT_STEPS["time"]] == ["second", "minute", "hour", "day", "week"]
+    # a swap states another amount: never the unit itself nor the same unit in another spelling
+    assert all(new != old and UNITS.get(new.lower(), 0) != UNITS.get(old.lower(), 1) for old, new in UNIT_SWAPS.items())
+    assert british_spelling("kilometers per hour") == "kilometres per hour" and british_spelling("liter") == "litre"
+
+
 @pytest.mark.parametrize(
     ("name", "shape", "kind"),
     [
@@ -271,3 +359,19 @@ def test_the_sure_reading_of_a_name_s_kind() -> None:
     assert name_type("Meridia", ["He works in Meridia."]) is None  # "in X" is no sure cue
     assert name_type("Apple Inc", ["Apple Inc says it grew."]) == "organisation:company"  # "X says": no person
     assert name_type("Madison Square Garden", ["She was born in Madison Square Garden."]) is None  # a building
+
+
+def test_the_names_of_a_text_and_their_roles() -> None:
+    assert names("In May, Canberra became the capital; on Monday Sydney grew.") == ["Canberra", "Sydney"]  # no month
+    assert same_name("Stephen Hillenburg", [], "Hillenburg created it.")  # a surname alone
+    assert not same_name("Mount Kilimanjaro", ["Mount Kenya"], "Mount Kenya lies in Kenya.")  # "Mount" is generic
+    assert role_swap("Microsoft acquired GitHub.", "GitHub acquired Microsoft.") == ["Microsoft", "GitHub"]
+    assert role_swap("France lost to Argentina.", "Argentina beat France.") is None  # converse verbs: the same fact
+
+
+def test_negations_and_comparisons() -> None:
+    assert negated_words("The drug should not be given to children; the park is closed.") == {"give", "open"}
+    assert negated_words("The screen shows No Signal.") == set()  # a label, no statement
+    (comparison,) = comparisons("The new model is lighter than the old one.")
+    assert (comparison.measure, comparison.direction) == ("weight", -1)
+    assert ANTONYMS["closed"] == "open" and "never" in NEGATIONS

@@ -32,7 +32,7 @@ one supported sentence changed.
     earlier / later than, above / below, maximum / minimum load ...), where an evidence sentence has the word
     with the same neighbour and never its opposite; not under a negation, a modal or in a relative clause.
   - ``role_swap``: "A <verb> B" -> "B <verb> A" for two names around a relation that is not symmetric, checked
-    with the judge's own ``word_slots.role_swap`` against an evidence sentence.
+    with the judge's own ``facts.names.role_swap`` against an evidence sentence.
   - ``scope``: all -> only some, always -> only sometimes, required <-> optional, mandatory -> optional,
     must -> need not, none of -> all of, where an evidence sentence has the word with its next two words.
 
@@ -42,7 +42,8 @@ one supported sentence changed.
   false, the edited sentence's ``fully_supported`` false (and no supporting keys, as RAGBench writes it).
 
 - A **faithful twin** states the same facts another way, and is checked to parse to the same numbers, units and
-  dates with the judge's own parsers (``slots.quantities``, ``slots.dates``, ``same_quantity``). Kinds:
+  dates with the judge's own parsers (``facts.numbers.quantities``, ``facts.dates.dates``,
+  ``same_quantity``). Kinds:
 
   - ``unit_spelling``: "12 km" <-> "12 kilometers", "5%" <-> "5 percent", "20 °C" <-> "20 degrees Celsius".
   - ``number_form``: "1,500,000" <-> "1.5 million", "3 days" <-> "three days" (two to twelve).
@@ -111,15 +112,11 @@ from ragbench_folds import fold_of  # noqa: E402
 
 from rageval_lc.datasets.ragbench import OTHER_JUDGE_COLUMNS  # noqa: E402
 from rageval_lc.facts import MONTHS, ONES, UNITS  # noqa: E402
-from rageval_lc.facts.names import name_type  # noqa: E402
-from rageval_lc.judges.offline.slots import (  # noqa: E402
-    Quantity,
-    dates,
-    quantities,
-    same_quantity,
-    stem,
-)
-from rageval_lc.judges.offline.word_slots import names, role_swap, same_name  # noqa: E402
+from rageval_lc.facts.dates import dates  # noqa: E402
+from rageval_lc.facts.names import name_type, names, role_swap, same_name  # noqa: E402
+from rageval_lc.facts.numbers import Quantity, quantities, same_quantity  # noqa: E402
+from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, british_spelling  # noqa: E402
+from rageval_lc.facts.words import stem  # noqa: E402
 from rageval_lc.text import normalize_key, split_sentences  # noqa: E402
 
 CONTRADICTING = ("number", "date", "entity", "negation", "direction", "role_swap", "scope")
@@ -785,7 +782,7 @@ _SYMMETRIC = re.compile(
 
 
 def contradict_role_swap(sentence: Sentence, rng: random.Random | None = None) -> list[Edit]:
-    """Two names around a relation that is not symmetric swapped, checked with ``word_slots.role_swap``.
+    """Two names around a relation that is not symmetric swapped, checked with ``facts.names.role_swap``.
 
     >>> s = _sentence("Acme Corporation acquired Beta Industries in 2018.",
     ...               "In 2018, Acme Corporation acquired Beta Industries for $7.5 billion.")
@@ -895,43 +892,11 @@ def same_facts(text: str, edited: str) -> bool:
     return dated == sorted((d.year or 0, d.month or 0, d.day or 0) for d in _dates(edited))
 
 
-_SPELLING = {  # abbreviation -> (singular, plural), American spelling
-    "km": ("kilometer", "kilometers"), "m": ("meter", "meters"), "cm": ("centimeter", "centimeters"),
-    "mm": ("millimeter", "millimeters"), "kg": ("kilogram", "kilograms"), "g": ("gram", "grams"),
-    "mg": ("milligram", "milligrams"), "mcg": ("microgram", "micrograms"), "µg": ("microgram", "micrograms"),
-    "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"), "oz": ("ounce", "ounces"), "ft": ("foot", "feet"),
-    "mi": ("mile", "miles"), "ml": ("milliliter", "milliliters"), "mL": ("milliliter", "milliliters"),
-    "l": ("liter", "liters"), "L": ("liter", "liters"), "h": ("hour", "hours"), "hr": ("hour", "hours"),
-    "hrs": ("hour", "hours"), "min": ("minute", "minutes"), "mins": ("minute", "minutes"),
-    "sec": ("second", "seconds"), "secs": ("second", "seconds"), "%": ("percent", "percent"),
-    "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
-    "mph": ("mile per hour", "miles per hour"), "km/h": ("kilometer per hour", "kilometers per hour"),
-    "GB": ("gigabyte", "gigabytes"), "MB": ("megabyte", "megabytes"), "TB": ("terabyte", "terabytes"),
-    "kW": ("kilowatt", "kilowatts"), "W": ("watt", "watts"), "V": ("volt", "volts"),
-}  # fmt: skip
-_ABBREVIATION = {}  # a spelled-out unit (lower case, either spelling) -> its usual abbreviation
-for _abbr, _forms in _SPELLING.items():
-    for _form in _forms:
-        for _spelled in (_form, _form.replace("meter", "metre").replace("liter", "litre")):
-            _ABBREVIATION.setdefault(
-                _spelled.lower(),
-                {
-                    "lbs": "lb",
-                    "mins": "min",
-                    "secs": "sec",
-                    "hr": "h",
-                    "hrs": "h",
-                    "mL": "ml",
-                    "L": "l",
-                    "µg": "mcg",
-                }.get(_abbr, _abbr),
-            )
-_ABBREVIATION["per cent"] = "%"
 _UNIT_ABBR = re.compile(
-    r"( ?)(" + "|".join(re.escape(a) for a in sorted(_SPELLING, key=len, reverse=True)) + r")(?![\w/°²³-])"
+    r"( ?)(" + "|".join(re.escape(a) for a in sorted(UNIT_NAMES, key=len, reverse=True)) + r")(?![\w/°²³-])"
 )
 _UNIT_FULL = re.compile(
-    r"( )(" + "|".join(re.escape(f) for f in sorted(_ABBREVIATION, key=len, reverse=True)) + r")(?![\w/-])", re.I
+    r"( )(" + "|".join(re.escape(f) for f in sorted(UNIT_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w/-])", re.I
 )
 
 
@@ -942,9 +907,9 @@ def _british(sentence: Sentence) -> bool:
 
 
 def _spelled_unit(abbr: str, value: float, british: bool) -> str:
-    singular, plural = _SPELLING[abbr]
+    singular, plural = UNIT_NAMES[abbr]
     word = singular if value == 1 else plural
-    return word.replace("meter", "metre").replace("liter", "litre") if british else word
+    return british_spelling(word) if british else word
 
 
 def faithful_unit_spelling(sentence: Sentence, rng: random.Random | None = None) -> list[Edit]:
@@ -968,7 +933,7 @@ def faithful_unit_spelling(sentence: Sentence, rng: random.Random | None = None)
             new = " " + _spelled_unit(abbr.group(2), value, british)
             start, end, old = abbr.start(), abbr.end(), abbr.group(2)
         elif full and full.end() <= q.span[1]:
-            short = _ABBREVIATION[full.group(2).lower()]
+            short = UNIT_ABBREVIATIONS[full.group(2).lower()]
             new = short if short in ("%", "°C", "°F") else " " + short
             start, end, old = full.start(), full.end(), full.group(2)
         else:
@@ -1015,7 +980,7 @@ def faithful_number_form(sentence: Sentence, rng: random.Random | None = None) -
             continue  # one of a list of digits ("3, 5, or 7 days") stays a digit
         if (
             _LABEL_BEFORE.search(text[: m.start()])
-            or m.group(2) in _ABBREVIATION
+            or m.group(2) in UNIT_ABBREVIATIONS
             or re.match(r"\s*(?:-|–|to)\s*\d", text[m.end() + len(m.group(2)) + 1 :])
         ):
             continue
@@ -1031,12 +996,6 @@ def faithful_number_form(sentence: Sentence, rng: random.Random | None = None) -
     return [e for e in edits if same_facts(text, apply(sentence, e))]
 
 
-_CONVERSIONS = {  # dimension -> units in order, with their size in the dimension's base unit
-    "time": (("second", 1), ("minute", 60), ("hour", 3600), ("day", 86400), ("week", 604800)),
-    "length": (("millimeter", 0.001), ("centimeter", 0.01), ("meter", 1), ("kilometer", 1000)),
-    "mass": (("milligram", 0.001), ("gram", 1), ("kilogram", 1000)),
-    "volume": (("milliliter", 0.001), ("liter", 1)),
-}
 _UNIT_WORD = re.compile(r"(\s?)([A-Za-zµ]+)(?![\w/°²³-])")
 
 
@@ -1052,7 +1011,7 @@ def faithful_unit_conversion(sentence: Sentence, rng: random.Random | None = Non
     edits = []
     for q in _quantities(text):
         m = _number_text(text, q)
-        if not m or q.approximate or q.dimension.split("/")[0] not in _CONVERSIONS:
+        if not m or q.approximate or q.dimension.split("/")[0] not in UNIT_STEPS:
             continue
         if in_range(text, m.start(), m.end()):
             continue
@@ -1060,7 +1019,7 @@ def faithful_unit_conversion(sentence: Sentence, rng: random.Random | None = Non
         if not unit or unit.end() > q.span[1] or unit.group(2).lower() not in UNITS:
             continue
         dimension, size = UNITS[unit.group(2).lower()]
-        steps = _CONVERSIONS[dimension]
+        steps = UNIT_STEPS[dimension]
         here = [i for i, (_, s) in enumerate(steps) if abs(s - size) < 1e-12]
         if not here:
             continue
@@ -1078,7 +1037,7 @@ def faithful_unit_conversion(sentence: Sentence, rng: random.Random | None = Non
             written = f"{int(new_number):,}" if new_number.is_integer() else f"{new_number:g}"
             word = name + ("" if new_number == 1 else "s")
             if british:
-                word = word.replace("meter", "metre").replace("liter", "litre")
+                word = british_spelling(word)
             new = f"{written} {word}"
             edited = text[: m.start()] + new + text[unit.end() :]
             if same_facts(text, edited):

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from rageval_lc.facts import MONTHS, WEEKDAYS
+from rageval_lc.facts.units import UNIT_SWAPS
 
 Edit = tuple[str, str, str]  # (label, hypothesis, kind)
 
@@ -33,13 +34,6 @@ _AUX = re.compile(r"\b(is|was|are|were|can|will|has|have|had|does|did|could|shou
 _NEGATED = re.compile(r"\b(is|was|are|were|can|will|has|have|had|does|did|could|should|would) not\b")
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _APPOSITIVE = re.compile(r", (?:a|an|the|which|who) [^,]{3,60},")
-UNIT_SWAPS = {
-    "kilometres": "miles", "kilometers": "miles", "miles": "kilometres", "metres": "feet", "meters": "feet",
-    "feet": "metres", "kilograms": "pounds", "kg": "lb", "pounds": "kilograms", "million": "billion",
-    "billion": "million", "thousand": "million", "per cent": "per mille", "percent": "times", "hours": "minutes",
-    "minutes": "seconds", "days": "weeks", "weeks": "months", "months": "years", "years": "months",
-    "°C": "°F", "degrees": "radians", "litres": "gallons", "inches": "centimetres", "centimetres": "inches",
-}  # fmt: skip
 _UNIT = re.compile(r"(?<=\d )(" + "|".join(re.escape(u) for u in sorted(UNIT_SWAPS, key=len, reverse=True)) + r")\b")
 _NOT_NAMES = frozenset(
     "The A An In On At It He She They This That These Those His Her Its Their Of For And But Or As By From".split()

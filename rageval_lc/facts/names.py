@@ -4,7 +4,9 @@ from its own shape and from the words around its mentions, without a model.
 One typer, read two ways: :func:`name_kind` gives the likeliest coarse kind (RGB's counterfactual passages swap a
 name for another of its kind), :func:`name_type` a finer kind ("organisation:school", "city", "place:county") or
 None whenever the cues are not all of one kind (the training twins change a name only where they are sure). Both
-read the same shape (:func:`kind_from_shape`) and the same cues (:func:`cued_kinds`).
+read the same shape (:func:`kind_from_shape`) and the same cues (:func:`cued_kinds`). And the names a text holds
+(:func:`names`), whether a name is found in a text in any of its forms (:func:`same_name`), and two names standing in
+each other's roles (:func:`role_swap`), which the judge's contradiction detector and the twins read.
 
 Example:
     >>> name_kind("Warner Bros"), name_type("Bergen County", []), name_type("Blinn College", [])
@@ -16,12 +18,17 @@ Example:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
+from rageval_lc.facts.dates import MONTHS, WEEKDAYS
 from rageval_lc.facts.places import CITIES, CITIES_NAMED_LIKE_PEOPLE, COUNTRIES, REGIONS_ABROAD, US_STATES
+from rageval_lc.facts.words import stem
 
 __all__ = [
+    "COMMON_STARTS",
     "EVENT_WORDS",
     "NAME_KINDS",
     "ORGANISATION_GROUPS",
@@ -35,12 +42,16 @@ __all__ = [
     "WORK_WORDS",
     "bare_word",
     "coarse_kind",
+    "converse_verbs",
     "cued_kinds",
     "is_region",
     "kind_from_shape",
     "name_kind",
     "name_type",
+    "names",
     "place_level",
+    "role_swap",
+    "same_name",
 ]
 
 #: The coarse kinds a name is told to be (:func:`name_kind`).
@@ -366,3 +377,171 @@ def name_type(name: str, contexts: Sequence[str]) -> str | None:
     if (kind == "person" or kind.startswith("organisation")) and not 2 <= len(words) <= 5:
         return None
     return kind
+
+
+# --- the names of a text, and their roles ------------------------------------------------------------
+
+_NAME = re.compile(
+    r"\b[A-Z][\w'’&.-]*[A-Za-z0-9](?:\s+(?:of\s+|de\s+|von\s+|van\s+|the\s+)?[A-Z][\w'’&.-]*[A-Za-z0-9])*"
+    r"(?:\s+\d{1,2}\b(?![.,:]\d))?"  # "Pixelon 7", "Apollo 11"
+)
+COMMON_STARTS = frozenset(
+    "the a an it its this that these those he she they we you i in on at by for from with as there their his her "
+    "our my your after before during since when while if although however yes no additionally moreover furthermore "
+    "also one two three first second third finally overall thus therefore then many most some several such both "
+    "each all other another because table figure passage abstract background results methods conclusion note "
+    "title summary source question answer according based not only its unlike like until despite use press select "
+    "turn open close connect remove install insert check make sure ensure set go see note tap click choose enter "
+    "follow read keep avoid do try treatment product description delete step warning caution important take give "
+    "use apply store wash call ask contact stop start place allow wait drink eat add mix pour plug unplug charge "
+    "replace clean visit consult".split()
+)
+_NOT_NAMES = frozenset([*MONTHS, *WEEKDAYS, "i"])
+
+
+def names(text: str, context: str | None = None) -> list[str]:
+    """Capitalised word runs that are names. A sentence's (or clause's) first word counts only when it is not a
+    common opener and, given ``context`` (the other text of a pair), only when that text has it capitalised too.
+    Months and weekdays are dates, not names.
+
+    Example:
+        >>> names("However, Canberra is the capital. Table 2: Sydney (NSW) is larger. Brisbane is not.")
+        ['Canberra', 'Sydney', 'Brisbane']
+        >>> names("Press the button. Canberra is far.", context="Canberra is the capital.")
+        ['Canberra']
+    """
+    out = []
+    for match in _NAME.finditer(text):
+        words = match.group().split()
+        before = text[: match.start()].rstrip()
+        at_start = not before or before[-1] in ".!?:;(\"'\u201c\u2014" or before.endswith(("-", "\u2013"))
+        first = words[0]
+        if at_start and (
+            first.lower() in COMMON_STARTS
+            or (context is not None and not re.search(rf"\b{re.escape(first)}\b", context))
+        ):
+            words = words[1:]
+        while words and words[0].lower() in ("of", "de", "von", "van", "the"):
+            words = words[1:]
+        words = [w for w in words if w.lower() not in _NOT_NAMES and w.lower().rstrip("s") not in _NOT_NAMES]
+        run = " ".join(w for w in words if len(w) > 1 or w.isdigit())
+        if run and not (run.isupper() and len(run) <= 5) and not run[0].isdigit():
+            out.append(run)
+    return list(dict.fromkeys(out))
+
+
+_GENERIC_NAME_WORDS = frozenset(
+    "the and of mount mt lake river saint st king queen prince princess president university college city county "
+    "state republic north south east west new old great sir dr mr mrs ms lord lady general".split()
+)
+
+
+def same_name(name: str, text_names: list[str], text: str) -> bool:
+    """Whether a name is found in a text: every specific word of it (stemmed) is among the text's words.
+
+    Example:
+        >>> same_name("Pierre Curie", ["Marie Curie", "Pierre"], "Marie Curie and Pierre")
+        True
+        >>> same_name("Pierre Curie", ["Marie Curie"], "Marie Curie won it.")
+        False
+        >>> same_name("Mount Kilimanjaro", ["Mount Kenya"], "Mount Kenya lies in Kenya.")
+        False
+    """
+    text = _plain(" ".join([text, *text_names]))
+    name = _plain(name)
+    if name.lower() in text.lower():
+        return True
+    tokens = _token_stems(text)
+    words = [w for w in re.findall(r"[\w'’]+", name) if len(w) > 1 or w.isdigit()]
+    own = [stem(w) for w in words if stem(w) not in _GENERIC_NAME_WORDS]
+    if own and all(w in tokens for w in own):
+        return True
+    if len(words) >= 2 and words[-1][:1].isupper() and stem(words[-1]) not in _GENERIC_NAME_WORDS:
+        # a surname alone ("Hillenburg" for "Stephen Hillenburg"), unless another first name comes with it
+        for match in re.finditer(rf"\b{re.escape(words[-1])}\b", text):
+            before = re.search(r"([A-Z][\w'’-]*)\s+$", text[: match.start()])
+            if before is None or before.group(1) in words:
+                return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _token_stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[\w'’]+", text))
+
+
+@lru_cache(maxsize=4096)
+def _plain(text: str) -> str:
+    """Accents dropped ("Résistance" -> "Resistance")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+_PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
+
+
+def role_swap(hypothesis: str, premise: str) -> list[str] | None:
+    """The two names both sentences share, when they stand in the other roles: the same two names in the other
+    order, both sentences in the same voice (or the same order in different voices). None otherwise.
+
+    Example:
+        >>> role_swap("Microsoft acquired GitHub.", "GitHub acquired Microsoft in 2018.")
+        ['Microsoft', 'GitHub']
+        >>> role_swap("GitHub was bought by Microsoft.", "Microsoft acquired GitHub in 2018.") is None
+        True
+    """
+    ordered_h = names(hypothesis, premise)
+    ordered_p = [n for n in names(premise, hypothesis) if any(n.lower() == h.lower() for h in ordered_h)]
+    if len(ordered_h) != 2 or len(ordered_p) != 2 or any(len(n.split()) > 3 for n in ordered_h):
+        return None
+    a, b = ordered_h[0].lower(), ordered_h[1].lower()
+    lowered = [n.lower() for n in ordered_p]
+    if a not in lowered or b not in lowered:
+        return None
+    reversed_order = lowered.index(a) > lowered.index(b)
+    voices_differ = bool(_PASSIVE.search(hypothesis)) != bool(_PASSIVE.search(premise))
+    if reversed_order == voices_differ:
+        return None
+    between_h, between_p = _between(hypothesis, ordered_h), _between(premise, ordered_p)
+    if between_h is None or between_p is None or any(_NOT_A_RELATION.search(t) for t in (between_h, between_p)):
+        return None  # "X is the capital of Y" and "the capital of Y is X" say the same
+    if converse_verbs(between_h, between_p):
+        return None  # "France lost to Argentina" and "Argentina beat France" say the same
+    return ordered_h
+
+
+_NOT_A_RELATION = re.compile(  # a copula or a coordination between the two names: no roles to swap
+    r"\b(?:is|are|was|were|be|been|became|become|becomes|remains|'s|and|or|&)\b|,", re.I
+)
+_CONVERSES = [
+    ("beat beats defeated defeat defeats won", "lost lose loses"),
+    ("sold sell sells", "bought buy buys purchased acquired"),
+    ("lent lend lends loaned", "borrowed borrow borrows"),
+    ("taught teach teaches tutored tutor", "learned studied student"),
+    ("succeeded succeed replaced replace", "preceded precede"),
+    ("gave give gives sent send sends", "received receive receives got"),
+    ("employs employ employed hired", "works work worked"),
+    ("owns own owned", "belongs belong belonged"),
+    ("parent father mother", "child son daughter"),
+    ("named appointed", "became joined"),
+    ("invested", "received raised"),
+    ("preceded", "followed"),
+]
+
+
+def converse_verbs(a: str, b: str) -> bool:
+    """Whether two relation phrases are converses of each other ("lost to" / "beat", "bought" / "sold")."""
+    wa, wb = set(a.lower().split()), set(b.lower().split())
+    for one, two in _CONVERSES:
+        x, y = set(one.split()), set(two.split())
+        if (wa & x and wb & y) or (wa & y and wb & x):
+            return True
+    return False
+
+
+def _between(text: str, pair: list[str]) -> str | None:
+    low = text.lower()
+    i, j = low.find(pair[0].lower()), low.find(pair[1].lower())
+    if i < 0 or j < 0:
+        return None
+    first, second = (i, pair[0]) if i < j else (j, pair[1]), (j, pair[1]) if i < j else (i, pair[0])
+    return text[first[0] + len(first[1]) : second[0]]

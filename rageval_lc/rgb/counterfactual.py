@@ -2,8 +2,9 @@
 replaced by a wrong value of the same kind, written in the same form as each mention (issue 36, item 1).
 
 An answer is a **date** (a month name with a year, and a day when given: "July 21, 2017", "Jul. 21, 2017",
-"21 July 2017", "June 2020"), a **number** (with its currency, scale word or unit: "$10.4 billion", "1,280
-metres", "45%"; or in words, 2 to 99: "three", "twenty-one", "two million") or a **name** (anything else), and a
+"21 July 2017", "21st of July 2017", "June 2020": the orders of :func:`~rageval_lc.facts.dates.date_pattern`), a
+**number** (with its currency, scale word or unit: "$10.4 billion", "1,280 metres", "45%"; or in words, 2 to 99:
+"three", "twenty-one", "two million") or a **name** (anything else), and a
 name is a person, a place, an organisation, an event, a work or another name
 (:func:`~rageval_lc.facts.names.name_kind`: from its own shape and the words around its mentions, no model). The
 wrong value:
@@ -40,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rageval_lc.facts import CITIES, MONTHS, ONES, SCALES, TENS, month_number, number_in_words, number_value
+from rageval_lc.facts.dates import date_pattern
 from rageval_lc.facts.names import ORGANISATION_WORDS, bare_word, name_kind, place_level
 from rageval_lc.rgb.names import known_places, merged_spans, whole_names, without_stale_region
 
@@ -52,12 +54,10 @@ __all__ = [
     "number_parts",
 ]
 
-_MONTH = rf"(?P<month>(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.?)"  # _month_index tells which month, if any
-_DATE_PATTERNS = [
-    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
-    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
-    re.compile(rf"\b{_MONTH}(?P<comma>,?)\s+(?P<year>\d{{4}})\b", re.I),
-]
+# A month as RGB writes it: any word a month's first three letters open ("Sept", "Octo."); _month_index tells which
+# month, if any. The dates: facts.dates' orders with a month's name and a year, month first before day first.
+_MONTH = rf"(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.?"
+_DATE_PATTERNS = [date_pattern(order, month=_MONTH) for order in ("mdy", "dmy", "my")]
 _NUMBER = re.compile(  # not inside a word or a version ("G7", "MP3", "v2.3"); a space goes with a unit only
     r"(?<![\w.])(?P<currency>[$€£¥])?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<decimals>\d+))?"
     r"(?P<rest>(?:\s*(?:%|percent|" + "|".join(sorted(w for w in SCALES if w != "hundred")) + r"|[a-zA-Z]+))?)"

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from rageval_lc.facts.dates import dates
+from rageval_lc.facts.numbers import quantities, same_quantity
 from rageval_lc.judges.offline.contradiction import evidence_units, find_conflict, nli_conflict
-from rageval_lc.judges.offline.slots import dates, quantities, same_quantity
 from rageval_lc.text import KeyedSentences
 
 DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data"

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import pytest
 
+from rageval_lc.facts.numbers import quantities
+from rageval_lc.facts.words import stem
 from rageval_lc.judges.offline.contradiction import derived_quantities, evidence_units, find_conflict
 from rageval_lc.judges.offline.judge import OfflineJudge
 from rageval_lc.judges.offline.model import LocalParams
-from rageval_lc.judges.offline.slots import quantities, stem
 from rageval_lc.schema import RagSample
 from rageval_lc.text import KeyedSentences
 

@@ -23,6 +23,11 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 
 from rageval_lc.facts import ONES
+from rageval_lc.facts.dates import Date, dates
+from rageval_lc.facts.names import COMMON_STARTS, names, role_swap, same_name
+from rageval_lc.facts.numbers import Quantity, quantities, same_quantity
+from rageval_lc.facts.polarity import Comparison
+from rageval_lc.facts.words import stem
 from rageval_lc.judges.offline.contradiction.reading import (
     CACHED_TEXTS,
     FRAME_STOP,
@@ -32,8 +37,6 @@ from rageval_lc.judges.offline.contradiction.reading import (
     frame_words,
     read_slots,
 )
-from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, same_quantity, stem
-from rageval_lc.judges.offline.word_slots import COMMON_STARTS, Comparison, names, role_swap, same_name
 
 __all__ = [
     "SlotMatch",

@@ -21,8 +21,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rageval_lc.facts import MONTH_NUMBERS, NUMBER_WORDS, UNITS
-from rageval_lc.judges.offline.slots import Date, Quantity, dates, quantities, stem
-from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, Comparison, comparisons, names, negated_words
+from rageval_lc.facts.dates import Date, dates
+from rageval_lc.facts.names import names
+from rageval_lc.facts.numbers import Quantity, quantities
+from rageval_lc.facts.polarity import ANTONYMS, NEGATIONS, Comparison, comparisons, negated_words
+from rageval_lc.facts.words import stem
 
 __all__ = [
     "CACHED_TEXTS",

@@ -34,6 +34,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rageval_lc.facts.names import same_name
+from rageval_lc.facts.polarity import ANTONYMS, NEGATIONS
+from rageval_lc.facts.words import stem
 from rageval_lc.judges.offline.contradiction.matching import (
     SlotMatch,
     distinctive,
@@ -51,8 +54,6 @@ from rageval_lc.judges.offline.contradiction.reading import (
     read_slots,
     with_previous,
 )
-from rageval_lc.judges.offline.slots import stem
-from rageval_lc.judges.offline.word_slots import ANTONYMS, NEGATIONS, same_name
 
 __all__ = ["Conflict", "find_conflict", "keys_label", "nli_conflict", "said_verbatim", "stating_sentence"]
 

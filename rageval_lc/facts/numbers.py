@@ -1,19 +1,16 @@
-"""The figure slots a contradiction turns on, normalised: quantities with units, and dates; and the stem of a word.
+"""Numbers as stated, normalised: quantities with their units, currencies, scales, precision and bounds, and
+whether two state the same amount.
 
-Everything here is pure text work, no model. The same fact written another way reads the same: units
-(m / metre(s) / meter(s), km / kilometres, °C / degrees Celsius, % / per cent / percent), thousands
-separators and spaces, spelled numbers (two, twelve, hundred, two million, a dozen), dates in any common
-order (9 November 1989, November 9, 1989, 1989-11-09) and rounding stated as such (about 8,800 m). The slots
-said in words (names, negation, roles, comparisons) are :mod:`~rageval_lc.judges.offline.word_slots`'; both
-match words across forms by :func:`stem`.
+The same amount written another way reads the same: units (m / metre(s) / meter(s), km / kilometres, °C / degrees
+Celsius, % / per cent / percent), thousands separators and spaces, spelled numbers (two, twelve, hundred, two
+million, a dozen), durations and fractions said in words ("half an hour", "a quarter of") and rounding stated as
+such (about 8,800 m). Dates (:func:`~rageval_lc.facts.dates.dates`) are no quantities.
 
 Example:
     >>> [(q.value, q.dimension, q.describe()) for q in quantities("Everest rises 8 849 m, about nine thousand metres.")]
     [(8849.0, 'length', '8 849 m'), (9000.0, 'length', 'about nine thousand metres')]
     >>> same_quantity(quantities("8,849 m")[0], quantities("8849 meters")[0])
     True
-    >>> [d.describe() for d in dates("It fell on November 9, 1989, not in 1991.")]
-    ['9 November 1989', '1991']
 """
 
 from __future__ import annotations
@@ -21,25 +18,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
-from rageval_lc.facts import MONTH_PATTERN, MONTHS, ONES, SCALES, TENS, UNITS, month_number, number_value
+from rageval_lc.facts.dates import dates
+from rageval_lc.facts.number_words import ONES, SCALES, TENS, number_value
+from rageval_lc.facts.units import UNITS, unit_after
+from rageval_lc.facts.words import stem
 
-__all__ = ["Date", "Quantity", "dates", "quantities", "same_quantity", "stem"]
+__all__ = ["Quantity", "quantities", "same_quantity"]
 
-_MONTH_NAMES = [m.capitalize() for m in MONTHS]
-_MONTH = MONTH_PATTERN
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(1[0-9]{3}|20[0-9]{2})"
-_DATE_PATTERNS = (
-    re.compile(rf"\b{_YEAR}-(\d{{1,2}})-(\d{{1,2}})\b"),  # ISO: year, month, day
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH}),?\s+{_YEAR}\b", re.I),  # day, month, year
-    re.compile(rf"\b({_MONTH})\s+{_DAY},?\s+{_YEAR}\b", re.I),  # month, day, year
-    re.compile(rf"\b({_MONTH}),?\s+{_YEAR}\b", re.I),  # month, year
-    re.compile(rf"(?<![\d,.$£€])\b{_YEAR}\b(?![\d,]|\.\d|\s*(?:%|per\b|years?\b))"),  # a year alone
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH})(?![\w])", re.I),  # day, month
-    re.compile(rf"\b({_MONTH})\s+{_DAY}\b(?!\s*(?:%|[.,]\d))", re.I),  # month, day
-)
 _SCALE_ABBREVIATIONS = {"bn": 1_000_000_000, "mn": 1_000_000}
 _SPELLED = re.compile(
     r"\b(?:(?:a|an|" + "|".join([*ONES[1:], *TENS, *SCALES]) + r"|half|dozen|and)(?:[\s-]+|\b))+",
@@ -83,10 +69,6 @@ _UPPER = _said_before(
     r"not more than|maximum of|a maximum|max\.?"
 )
 _CURRENCY = {"$": "usd", "us$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
-_UNIT_WORDS = sorted(UNITS, key=len, reverse=True)
-_UNIT_AFTER = re.compile(
-    r"\s*(?:-\s*)?(" + "|".join(re.escape(u).replace(r"\ ", r"[\s-]+") for u in _UNIT_WORDS) + r")(?![\w°])", re.I
-)
 _NUMBER = re.compile(
     r"(?P<currency>(?:US)?[$€£¥])?\s?"
     r"(?P<number>\d{1,3}(?:(?:,|\u202f|\u00a0|\s)\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)"
@@ -131,64 +113,6 @@ class Quantity:
         return self.text
 
 
-@dataclass(frozen=True)
-class Date:
-    """A calendar date, as fully as the text gives it."""
-
-    year: int | None
-    month: int | None
-    day: int | None
-    span: tuple[int, int]
-
-    def describe(self) -> str:
-        parts = [str(self.day)] if self.day else []
-        parts += [_MONTH_NAMES[self.month - 1]] if self.month else []
-        return " ".join([*parts, str(self.year)] if self.year else parts)
-
-    def agrees_with(self, other: Date) -> bool:
-        """The same date as far as both say: 1989 agrees with 9 November 1989; 1991 does not."""
-        if self.year and other.year and self.year != other.year:
-            return False
-        if self.month and other.month and self.month != other.month:
-            return False
-        return not (self.day and other.day and self.day != other.day)
-
-
-def dates(text: str) -> list[Date]:
-    """The dates of ``text`` in order, each read once (the fullest pattern wins)."""
-    found: list[Date] = []
-    taken: list[tuple[int, int]] = []
-    for index, pattern in enumerate(_DATE_PATTERNS):
-        for match in pattern.finditer(text):
-            if any(match.start() < end and start < match.end() for start, end in taken):
-                continue
-            groups = match.groups()
-            if index == 0:
-                year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
-            elif index == 1:
-                day, month, year = int(groups[0]), month_number(groups[1]), int(groups[2])
-            elif index == 2:
-                month, day, year = month_number(groups[0]), int(groups[1]), int(groups[2])
-            elif index == 3:
-                month, day, year = month_number(groups[0]), None, int(groups[1])
-            elif index == 4:
-                year, month, day = int(groups[0]), None, None
-            elif index == 5:
-                day, month, year = int(groups[0]), month_number(groups[1]), None
-            else:
-                month, day, year = month_number(groups[0]), int(groups[1]), None
-            month_word = {1: 1, 2: 0, 3: 0, 5: 1, 6: 0}.get(index)
-            if month_word is not None and not groups[month_word][0].isupper():
-                continue  # a month is written with a capital ("may 2020" is the verb)
-            if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
-                continue
-            if index == 4 and _unit_after(text, match.end())[0]:
-                continue  # "1280 metres" is a length, not a year
-            found.append(Date(year, month, day, match.span()))
-            taken.append(match.span())
-    return sorted(found, key=lambda d: d.span)
-
-
 def _step_of(number: str, approximate: bool) -> float:
     """The stated precision: one unit of the last written digit (trailing zeros count only when approximate)."""
     if "." in number:
@@ -197,24 +121,6 @@ def _step_of(number: str, approximate: bool) -> float:
         digits = number.rstrip("0")
         return 10.0 ** (len(number) - len(digits)) if digits else 1.0
     return 1.0
-
-
-def _unit_after(text: str, end: int) -> tuple[str, int]:
-    match = _UNIT_AFTER.match(text, end)
-    if not match:
-        return "", end
-    word = re.sub(r"[\s-]+", " ", match.group(1).lower())
-    if word in ("in", "s", "t", "l", "h", "m", "g", "v", "w", "min", "pc") and not _tight_unit(text, match):
-        return "", end  # "in", "m", "s" as unit letters only right after the number ("5 m", "5m")
-    return word, match.end()
-
-
-def _tight_unit(text: str, match: re.Match[str]) -> bool:
-    after = text[match.end() : match.end() + 1]
-    word = match.group(1)
-    if word.lower() == "in":
-        return False  # "5 in" is nearly always the preposition
-    return not after.isalpha() and (match.start(1) - match.start() <= 1)
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -235,7 +141,7 @@ def quantities(text: str) -> list[Quantity]:
         value = float(number)
         scale = match.group("scale")
         factor = float(SCALES.get((scale or "").lower()) or _SCALE_ABBREVIATIONS.get((scale or "").lower(), 1))
-        unit, end = _unit_after(text, match.end())
+        unit, end = unit_after(text, match.end())
         currency = match.group("currency")
         if currency:
             letters = re.match(r"(m|bn|k)\b", text[match.end() : match.end() + 3], re.I)
@@ -262,7 +168,7 @@ def quantities(text: str) -> list[Quantity]:
         if value is None or any(s < match.end() and begin < e for s, e, *_ in found):
             continue
         end = begin + len(words)
-        unit, end = _unit_after(text, end)
+        unit, end = unit_after(text, end)
         if unit in ("in",):
             unit = ""
         found.append((begin, end, value, unit, max(1.0, 10 ** math.floor(math.log10(value or 1))), "spelled"))
@@ -324,34 +230,3 @@ def same_quantity(a: Quantity, b: Quantity) -> bool:
     if a.approximate or b.approximate:
         tolerance = max(tolerance, 0.05 * max(abs(a.value), abs(b.value)))
     return abs(a.value - b.value) <= tolerance * (1 + 1e-9) + 1e-12 * max(abs(a.value), abs(b.value))
-
-
-# --- words ----------------------------------------------------------------------------------------
-
-#: Irregular past participles and their verbs ("should not be given" negates "give").
-_IRREGULAR = dict(
-    pair.split(":")
-    for pair in (
-        "given:give taken:take written:write eaten:eat driven:drive shown:show known:know grown:grow chosen:choose "
-        "spoken:speak broken:break forgotten:forget hidden:hide risen:rise fallen:fall frozen:freeze stolen:steal "
-        "sold:sell told:tell bought:buy brought:bring thought:think caught:catch taught:teach found:find held:hold "
-        "kept:keep lost:lose paid:pay sent:send spent:spend built:build begun:begin drunk:drink worn:wear torn:tear "
-        "born:bear drawn:draw thrown:throw flown:fly"
-    ).split()
-)
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A light stem for matching words across forms: lower case, possessive and common suffixes cut.
-
-    Example:
-        >>> [stem(w) for w in ("Australian", "Australia", "capitals", "acquired", "acquires")]
-        ['austral', 'austral', 'capital', 'acquir', 'acquir']
-    """
-    word = word.lower().replace("’", "'").removesuffix("'s").strip("'.")
-    word = _IRREGULAR.get(word, word)
-    for suffix in ("ians", "ian", "ia", "ions", "ion", "ing", "ies", "ied", "es", "ed", "s", "e", "y"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
