@@ -3,9 +3,10 @@
 The documents as evidence units (:func:`evidence_units`: each sentence and its clauses, windows of consecutive
 sentences, a whole passage); the frame words of a text (:func:`frame_words`) and the share of a sentence's frame
 a text holds (:func:`alignment`); and the slots of a text, read once and remembered (:func:`read_slots`: its
-numbers and dates, :mod:`~rageval_lc.judges.offline.slots`; its names, negations and comparisons,
-:mod:`~rageval_lc.judges.offline.word_slots`), with the names a leading pronoun may stand for
-(:func:`with_previous`). :mod:`~rageval_lc.judges.offline.contradiction.matching` compares the two sides.
+numbers and dates, :mod:`~rageval_lc.facts.numbers` and :mod:`~rageval_lc.facts.dates`; its names, negations and
+comparisons, :mod:`~rageval_lc.facts.names` and :mod:`~rageval_lc.facts.polarity`), with the names a leading
+pronoun may stand for (:func:`with_previous`). :mod:`~rageval_lc.judges.offline.contradiction.matching` compares
+the two sides.
 
 Example:
     >>> said = read_slots("The Berlin Wall fell in 1991.")

@@ -5,7 +5,7 @@ additions). Two kinds of evidence, each speaking only where the rest of the sent
 document text (most of its other content words are there), so that an unrelated passage never changes a
 verdict:
 
-* **slot checks** (:mod:`~rageval_lc.judges.offline.slots`, :mod:`~rageval_lc.judges.offline.word_slots`): a
+* **slot checks** (the facts of :mod:`rageval_lc.facts`: numbers, dates, names, negations, comparisons): a
   number with its unit, a date, a name, a negation, who did what to whom, or a comparison that differs between the
   sentence and an aligned document sentence, window of sentences or passage — while no aligned document sentence
   states it as it is;
