@@ -539,8 +539,9 @@ class OfflineJudge(Portable, BaseJudge):
             correctness_reason += f"; key terms found in the reference {overlap.precision:.2f}" + (
                 f" (not there: {', '.join(missing)})" if missing else ""
             )
-        if conflicting := figures_stated_otherwise(answer, reference):  # a wrong date or quantity is wrong, however
-            correct = min(correct, 0.4)  # close the wording (the contradiction detector's number and date rule)
+        # a wrong date or quantity is wrong, however close the wording (the contradiction detector's figure rule)
+        if conflicting := figures_stated_otherwise(answer, reference, question):
+            correct = min(correct, 0.4)
             correctness_reason += f"; figures the reference gives otherwise: {', '.join(conflicting)}"
         if any(contradicted):  # the NLI model finds an answer sentence the reference contradicts
             correct = min(correct, 0.4)

@@ -21,6 +21,23 @@ def test_key_terms_beyond_the_question() -> None:
     assert (dates.precision, dates.not_in_reference) == (0.5, ("2005",))
 
 
+def test_a_figure_of_the_question_or_a_year_read_two_ways_is_no_conflict() -> None:
+    """Real rows (RAGBench, a passage as the reference): the question's own year is not the answer's claim, and
+    "founded in 1187, which" (read as a number) is the reference's "founded in 1187 following" (read as a date)."""
+    from rageval_lc.judges.offline.contradiction import figures_stated_otherwise
+
+    reference = "The quartet toured to Montreal in 1942 and 1943."
+    answer = "Der Lindberghflug was performed by the Pacific Mozart Ensemble in 2002."
+    assert figures_stated_otherwise(answer, reference) == ["2002 (the reference: 1943)"]
+    assert figures_stated_otherwise(answer, reference, "Who performed Der Lindberghflug in 2002?") == []
+    asked = "When did the Golden Globe Awards 2020 take place?"  # the question's year does not give the day
+    assert figures_stated_otherwise("May 5, 2020", "January 5 2020", asked) == [
+        "5 May 2020 (the reference: 5 January 2020)"
+    ]
+    founded = "Another source claims the city was founded in 1187 following a pagan raid on seven cities."
+    assert figures_stated_otherwise("Another source claims it was founded in 1187, which is disputed.", founded) == []
+
+
 @pytest.mark.parametrize(
     ("answer", "reference", "expected"),
     [
