@@ -39,8 +39,8 @@ SEEDS = (13, 14, 15)
 NLI_START = "e10a838"  # the revision whose shipped NLI adapter the grounding model is trained from
 #: the code the fitted parameters depend on (besides the grounding model's weights)
 FIT_CODE = (
-    *(OFFLINE / name for name in ("features.py", "grounding.py", "nli_pass.py", "labelling.py")),
-    OFFLINE / "contradiction" / "verdicts.py",
+    *(OFFLINE / name for name in ("features.py", "grounding.py", "nli_pass.py", "labelling.py", "decision.py")),
+    *sorted((OFFLINE / "contradiction").glob("*.py")),  # the detector, whose verdicts the fit reads
     OFFLINE / "model.py",
     ROOT / "rageval_lc" / "text.py",
     ROOT / "benchmarks" / "calibrate_local_judge.py",
