@@ -246,9 +246,8 @@ def add_nli(items: list[dict], cache: Path, tag: str, adapter: Path | None = Non
 
 #: the modules of the NLI pass and the contradiction detector, whose code the pass's tables depend on (from
 #: judges/offline/): its own, and those of facts/ that find and compare the numbers, dates, names and words it reads
-_FACTS_READ = ("numbers", "dates", "units", "words", "number_words", "names", "polarity")
 _NLI_PASS_CODE = ("nli_pass.py", "contradiction/reading.py", "contradiction/matching.py", "contradiction/verdicts.py")
-_NLI_PASS_CODE += tuple(f"../../facts/{module}.py" for module in _FACTS_READ)
+_NLI_PASS_CODE += tuple(f"../../facts/{path.name}" for path in sorted((ROOT / "rageval_lc" / "facts").glob("*.py")))
 
 
 def _weights(items: list[dict]) -> np.ndarray:

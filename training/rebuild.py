@@ -40,7 +40,8 @@ NLI_START = "e10a838"  # the revision whose shipped NLI adapter the grounding mo
 #: the code the fitted parameters depend on (besides the grounding model's weights)
 FIT_CODE = (
     *(OFFLINE / name for name in ("features.py", "grounding.py", "nli_pass.py", "labelling.py", "decision.py")),
-    *sorted((OFFLINE / "contradiction").glob("*.py")),  # the detector, whose verdicts the fit reads
+    *sorted((OFFLINE / "contradiction").glob("*.py")),  # the detector, whose verdicts the fit reads,
+    ROOT / "rageval_lc" / "facts",  # and the facts it reads text by
     OFFLINE / "model.py",
     ROOT / "rageval_lc" / "text.py",
     ROOT / "benchmarks" / "calibrate_local_judge.py",

@@ -250,10 +250,30 @@ def _adjusted(item: AlignItem, p_unsupported: np.ndarray, params: LocalParams) -
     from rageval_lc.judges.offline.decision import claim_mask, closest_documents, nli_adjusted
 
     features = item.features
+    if len(item.verdicts) != len(features.response_keys):
+        msg = (
+            f"An item of group {item.group!r} has {len(item.verdicts)} NLI verdicts for "
+            f"{len(features.response_keys)} response sentences: give AlignItem the verdicts OfflineJudge.features "
+            "returns beside the features."
+        )
+        raise ValueError(msg)
     adjusted, flags = nli_adjusted(
         p_unsupported, item.verdicts, params, closest_documents(features), claim_mask(features)
     )
     return adjusted, any(flags)
+
+
+def _spread(p_claims: np.ndarray, claims: np.ndarray) -> np.ndarray:
+    """Per sentence: the claims' probabilities in their places, 0 for a sentence that makes none."""
+    out = np.zeros(len(claims))
+    out[claims] = p_claims
+    return out
+
+
+def _claims(item: AlignItem) -> np.ndarray:
+    from rageval_lc.judges.offline.decision import claim_mask
+
+    return claim_mask(item.features)
 
 
 def fit_aligned(
@@ -333,11 +353,21 @@ def fit_aligned(
         it.unsupported if it.unsupported is not None else (frozenset() if it.hallucinated is False else None)
         for it in items
     ]  # a faithful row: every sentence supported
-    labelled = [i for i, it in enumerate(items) if unsupported[i] is not None and len(it.features.response_keys)]
+    # the sentences that make a claim (the judge never calls another unsupported): the model and its threshold
+    # are fitted on them alone, as the calibration fits the shipped ones
+    claims = {i: _claims(items[i]) for i in range(len(items)) if unsupported[i] is not None}
+    labelled = [i for i in claims if claims[i].any()]
     if labelled and "support" in models:
-        x = np.vstack([items[i].features.support_inputs for i in labelled])
-        y = np.array([k in unsupported[i] for i in labelled for k in items[i].features.response_keys])
-        of = np.concatenate([np.full(len(items[i].features.response_keys), j) for j, i in enumerate(labelled)])
+        x = np.vstack([items[i].features.support_inputs[claims[i]] for i in labelled])
+        y = np.array(
+            [
+                k in unsupported[i]
+                for i in labelled
+                for k, claim in zip(items[i].features.response_keys, claims[i], strict=True)
+                if claim
+            ]
+        )
+        of = np.concatenate([np.full(int(claims[i].sum()), j) for j, i in enumerate(labelled)])
         sub_groups = [groups[i] for i in labelled]
         strength = _choose(
             lambda s, m: shrunk_logistic(shipped.support, x[m], y[m], strength=s),
@@ -355,7 +385,12 @@ def fit_aligned(
                 sub_groups,
                 len(y),
             )
-            adjusted = np.concatenate([_adjusted(items[i], raw[of == j], params)[0] for j, i in enumerate(labelled)])
+            adjusted = np.concatenate(
+                [
+                    _adjusted(items[i], _spread(raw[of == j], claims[i]), params)[0][claims[i]]
+                    for j, i in enumerate(labelled)
+                ]
+            )
             params = dataclasses.replace(
                 params, support_threshold=balanced_threshold(adjusted, y, shipped.support_threshold)
             )

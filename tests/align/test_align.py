@@ -333,6 +333,30 @@ def test_the_refit_converges_when_the_rows_contradict_the_prior() -> None:
     assert _objective(beta, z, y, centre, penalty) < _objective(centre, z, y, centre, penalty) / 3
 
 
+def test_an_item_without_the_nli_verdicts_is_a_clear_error() -> None:
+    """The verdicts come beside the features (issue 47): an item built without them names what is missing; with
+    them the support model refits on items whose heading ("Here is how:") makes no claim."""
+    from rageval_lc.align.refit import AlignItem, fit_aligned
+    from rageval_lc.judges.offline.judge import OfflineJudge
+    from rageval_lc.schema import RagSample
+
+    judge = OfflineJudge(device="cpu")
+    items = []
+    for i, (answer, wrong) in enumerate([("finished in 1889", False), ("finished in 1999", True)] * 3):
+        sample = RagSample(question="When?", contexts=["The tower was finished in 1889."],
+                           response=f"Here is how:\n\nThe tower was {answer}.")  # fmt: skip
+        features, verdicts = judge.features(sample.question, sample.sentences, sample.response)
+        unsupported = frozenset({features.response_keys[1]} if wrong else ())
+        items.append(AlignItem(features, f"g{i}", verdicts, unsupported=unsupported, hallucinated=wrong))
+    shipped = LocalParams.load()
+    with pytest.raises(ValueError, match=r"give AlignItem the verdicts OfflineJudge\.features returns"):
+        fit_aligned([dataclasses.replace(it, verdicts=()) for it in items], shipped, models=("support",))
+    assert [kind is None for kind in items[0].features.claim_free] == [False, True]  # the heading makes no claim
+    params, chosen = fit_aligned(items, shipped, models=("support",))
+    assert set(chosen) == {"support"}
+    assert 0.0 < params.support_threshold < 1.0
+
+
 # -- issue 33: align never hands back a worse judge ---------------------------------------------------------
 
 SUBSETS = sorted(RAGBENCH.parent.glob("*.jsonl"))

@@ -34,6 +34,11 @@ def test_a_figure_of_the_question_or_a_year_read_two_ways_is_no_conflict() -> No
     assert figures_stated_otherwise("May 5, 2020", "January 5 2020", asked) == [
         "5 May 2020 (the reference: 5 January 2020)"
     ]
+    # a date without a year is no year: "8 May" leaves the prices and the days compared
+    assert figures_stated_otherwise("It cost $5.", "On 8 May it cost $7.") == ["$5 (the reference: $7)"]
+    assert figures_stated_otherwise("The game was on 8 May.", "It was on 9 May before 300 fans.") == [
+        "8 May (the reference: 9 May)"
+    ]
     founded = "Another source claims the city was founded in 1187 following a pagan raid on seven cities."
     assert figures_stated_otherwise("Another source claims it was founded in 1187, which is disputed.", founded) == []
 

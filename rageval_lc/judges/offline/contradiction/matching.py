@@ -502,10 +502,11 @@ def figures_stated_otherwise(text: str, reference: str, question: str = "") -> l
     reference: Y)": a quantity of the same kind with another value (in any unit: "5 km" is "5,000 metres"), a date
     where the reference gives another. As the detector reads a document: a figure of the reference that ``text``
     states too is not set against its other figures ("$6.04 billion vs. $5.37 billion a year before" gives the
-    reference's $6.04 billion), and a figure the reference does not speak of is no conflict; a bare year does not
-    state the reference's day ("the 2020 draft was held on 8 May 2020" against "18 November 2020"). A figure the
-    ``question`` gives (a date as precisely) is the question's, not the answer's claim; a year read as a number on one
-    side ("in 1187, which") and as a date on the other ("in 1187 following") is one figure.
+    reference's $6.04 billion), and a quantity of a kind the reference does not give is no conflict (a date is set
+    against the reference's dates, whatever they date: a reference answers one question); a bare year does not state
+    the reference's day ("the 2020 draft was held on 8 May 2020" against "18 November 2020"). A figure the
+    ``question`` gives (a date as precisely) is the question's, not the answer's claim; a year read as a number on
+    one side ("in 1187, which") and as a date on the other ("in 1187 following") is one figure.
 
     Example:
         >>> figures_stated_otherwise("It fell in 1991 after a 5 km march.", "It fell in 1989; they marched 5,000 m.")
@@ -518,7 +519,8 @@ def figures_stated_otherwise(text: str, reference: str, question: str = "") -> l
     there = match.there
     found = []
     for q in match.quantities[0]:
-        if any(same_quantity(q, e) for e in asked.quantities) or _year_of(q) in {d.year for d in there.dates}:
+        year = _year_of(q)
+        if any(same_quantity(q, e) for e in asked.quantities) or (year and year in {d.year for d in there.dates}):
             continue
         rival = SlotMatch.quantity_rival_of(q, match.quantities[1])
         if rival is not None:
@@ -527,7 +529,7 @@ def figures_stated_otherwise(text: str, reference: str, question: str = "") -> l
     unstated = [e for e in there.dates if not any(d.agrees_with(e) and _precision(d) >= _precision(e) for d in said)]
     for d in match.dates[0] if unstated else ():
         asked_too = any(d.agrees_with(e) and _precision(e) >= _precision(d) for e in asked.dates)
-        if asked_too or d.year in {_year_of(q) for q in there.quantities}:
+        if asked_too or (d.year and d.year in {_year_of(q) for q in there.quantities}):
             continue
         found.append(f"{d.describe()} (the reference: {_nearest_date(d, unstated).describe()})")
     return found
