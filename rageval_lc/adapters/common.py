@@ -32,7 +32,9 @@ __all__ = [
     "FieldMap",
     "JudgeWhenNeeded",
     "MetricScorer",
+    "as_mapping",
     "contexts_in",
+    "find_field",
     "resilient_judge",
     "resolve_judge",
     "retrieved_documents",
@@ -74,18 +76,18 @@ class FieldMap:
         ``contexts``, when given, are used instead of looking them up (the callback handler passes the
         documents its retrievers returned).
         """
-        inputs_map, outputs_map = _as_mapping(inputs, "question"), _as_mapping(outputs, "answer")
-        question = _find(self.question, inputs_map, outputs_map)
+        inputs_map, outputs_map = as_mapping(inputs, "question"), as_mapping(outputs, "answer")
+        question = find_field(self.question, inputs_map, outputs_map)
         if question is None:
             raise ValueError(_missing("question", self.question, inputs_map))
-        response = _find(self.response, outputs_map)
+        response = find_field(self.response, outputs_map)
         if response is None:
             raise ValueError(_missing("answer", self.response, outputs_map))
         if contexts is None:
-            contexts = _find(self.contexts, outputs_map, inputs_map)
+            contexts = find_field(self.contexts, outputs_map, inputs_map)
         reference = None
         if reference_outputs is not None:
-            reference = _find(self.reference, _as_mapping(reference_outputs, "reference"))
+            reference = find_field(self.reference, as_mapping(reference_outputs, "reference"))
         return RagSample(
             id=sample_id,
             question=_text(question),
@@ -95,7 +97,8 @@ class FieldMap:
         )
 
 
-def _as_mapping(value: Any, key: str) -> Mapping[str, Any]:
+def as_mapping(value: Any, key: str) -> Mapping[str, Any]:
+    """The value as a mapping: a mapping as is, a DSPy example's dict, ``{}`` for None, else ``{key: value}``."""
     if value is None:
         return {}
     if isinstance(value, Mapping):
@@ -105,7 +108,9 @@ def _as_mapping(value: Any, key: str) -> Mapping[str, Any]:
     return {key: value}  # a bare string (or message) stands for the field itself
 
 
-def _find(source: Source, *mappings: Mapping[str, Any]) -> Any:
+def find_field(source: Source, *mappings: Mapping[str, Any]) -> Any:
+    """The first value ``source`` finds (a key or dotted path, candidates in order, or a function) in the
+    mappings, in order; None when none has it."""
     for mapping in mappings:
         if callable(source):
             value = source(mapping)
@@ -175,7 +180,7 @@ def contexts_in(value: Any, *, strings: bool = False) -> list[Any]:
         ([], ['Paris is in France.'])
     """
     if isinstance(value, Mapping):
-        value, strings = _find(FieldMap.contexts, value), True
+        value, strings = find_field(FieldMap.contexts, value), True
     items = [value] if isinstance(value, str) or hasattr(value, "page_content") else value
     if isinstance(items, (list, tuple)) and items and all(_is_context(item, strings) for item in items):
         return list(items)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rageval_lc._lazy import import_dspy
-from rageval_lc.adapters.common import FieldMap, MetricScorer, _as_mapping, _find
+from rageval_lc.adapters.common import FieldMap, MetricScorer, as_mapping, find_field
 
 __all__ = ["dspy_metric"]
 
@@ -104,10 +104,10 @@ def dspy_metric(
 
 def _contexts(mapping: FieldMap, gold: Mapping[str, Any], pred: Any, trace: Any) -> Any:
     """The contexts the program used (the order is in the module docstring); None when none are found."""
-    found = _find(mapping.contexts, _as_mapping(pred, "answer"))
+    found = find_field(mapping.contexts, as_mapping(pred, "answer"))
     if found is None:
         found = _predictor_contexts(mapping, pred, trace)
-    return _find(mapping.contexts, gold) if found is None else found
+    return find_field(mapping.contexts, gold) if found is None else found
 
 
 def _predictor_contexts(mapping: FieldMap, pred: Any, trace: Any) -> Any:
@@ -118,7 +118,7 @@ def _predictor_contexts(mapping: FieldMap, pred: Any, trace: Any) -> Any:
     steps = _steps(trace if trace is not None else import_dspy().settings.trace)
     made = [inputs for inputs, output in reversed(steps) if output is pred]
     candidates = made[:1] + ([inputs for inputs, _ in reversed(steps)] if trace is not None else [])
-    return next((found for inputs in candidates if (found := _find(mapping.contexts, inputs)) is not None), None)
+    return next((found for inputs in candidates if (found := find_field(mapping.contexts, inputs)) is not None), None)
 
 
 def _steps(trace: Any) -> list[tuple[Mapping[str, Any], Any]]:
@@ -132,7 +132,7 @@ def _no_contexts(metric: str, mapping: FieldMap, gold: Mapping[str, Any], pred: 
     tried = "a function" if callable(source) else repr([source] if isinstance(source, str) else list(source))
     return (
         f"The {metric!r} DSPy metric found no contexts (tried {tried}) in the prediction (keys "
-        f"{sorted(_as_mapping(pred, 'answer'))!r}), in the inputs of the predictor call that made it, or in the "
+        f"{sorted(as_mapping(pred, 'answer'))!r}), in the inputs of the predictor call that made it, or in the "
         f"example (keys {sorted(gold)!r}), so every score would be undetermined. Return them in the prediction "
         "(e.g. dspy.Prediction(context=context, response=pred.response)), return the predictor's own prediction, "
         "put them in the example, or say where they are with fields=FieldMap(contexts=...)."

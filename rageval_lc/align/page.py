@@ -20,7 +20,7 @@ import math
 from typing import TYPE_CHECKING
 
 from rageval_lc.reports.forest import ForestPoint, forest_svg
-from rageval_lc.reports.page import BASE_CSS, _cut, _e, _fmt, _page
+from rageval_lc.reports.page import BASE_CSS, cut_html, escape, format_number, render_page
 
 if TYPE_CHECKING:
     from rageval_lc.align.offline import AlignReport
@@ -49,7 +49,7 @@ def render_align_html(report: AlignReport, *, title: str = "rageval align") -> s
         _changed(report),
         "" if report.kind == "llm" else _skipped(report.skipped),
     ]
-    return _page(title, f"Aligning the judge: {_cut(title, _NAME_CHARS)}", facts, _CSS, sections)
+    return render_page(title, f"Aligning the judge: {cut_html(title, _NAME_CHARS)}", facts, _CSS, sections)
 
 
 def _verdict(report: AlignReport) -> str:
@@ -57,14 +57,14 @@ def _verdict(report: AlignReport) -> str:
 
     if report.planned_calls is not None:
         text = f"Dry run: {report.planned_calls} model calls planned (compiling and the held-out check); none made."
-        return f"<section><p class='verdict'>{_e(text)}</p></section>"
+        return f"<section><p class='verdict'>{escape(text)}</p></section>"
     if report.usable:
         css, text = "better", "Usable: not worse on the held-out rows."
     else:
         css, text = "worse", f"Refused: {report.refusal}."
-    advice = f"<p>{_e(report.advice)}</p>" if report.advice else ""
+    advice = f"<p>{escape(report.advice)}</p>" if report.advice else ""
     written = (
-        f"<p>Written to <code>{_cut(report.written, _NAME_CHARS)}</code>.</p>"
+        f"<p>Written to <code>{cut_html(report.written, _NAME_CHARS)}</code>.</p>"
         if report.written is not None
         else "<p class='muted'>Not written (no output asked for, or refused; <code>--force</code> writes it).</p>"
     )
@@ -76,7 +76,7 @@ def _verdict(report: AlignReport) -> str:
         f"−{report.tolerance:g}, or fewer than {MIN_HELD_OUT_PER_KIND} held-out rows of a kind (faithful or not) "
         "stand behind the row verdicts.</p>"
     )
-    return f"<section><p class='verdict {css}'>{_e(text)}</p>{advice}{written}{rule}</section>"
+    return f"<section><p class='verdict {css}'>{escape(text)}</p>{advice}{written}{rule}</section>"
 
 
 def _figures(report: AlignReport) -> str:
@@ -94,10 +94,10 @@ def _figures(report: AlignReport) -> str:
         change = "–" if f.gain is None else f"{f.after - f.before:+.3f}"
         interval = "–" if f.ci_low is None else f"[{f.ci_low:+.3f}, {f.ci_high:+.3f}]"
         stuck = f.stuck if f.gain is not None and f.name not in worse else None
-        stuck = f" <span class='muted'>(no evidence: {_e(stuck)})</span>" if stuck else ""
+        stuck = f" <span class='muted'>(no evidence: {escape(stuck)})</span>" if stuck else ""
         body.append(
-            f"<tr><td>{_e(f.name)} <span class='muted'>{arrow}</span>{stuck}</td><td class='num'>{f.rows}</td>"
-            f"<td class='num'>{_fmt(f.before)}</td><td class='num'>{_fmt(f.after)}</td>"
+            f"<tr><td>{escape(f.name)} <span class='muted'>{arrow}</span>{stuck}</td><td class='num'>{f.rows}</td>"
+            f"<td class='num'>{format_number(f.before)}</td><td class='num'>{format_number(f.after)}</td>"
             f"<td class='num {verdict}'><b>{change}</b></td><td class='num {verdict}'>{interval}</td></tr>"
         )
     head = (
@@ -118,17 +118,17 @@ def _figures(report: AlignReport) -> str:
 def _changed(report: AlignReport) -> str:
     if report.kind == "llm":
         rows = "".join(
-            f"<tr><td>{_e(name)}</td><td class='num'>{n}</td>"
+            f"<tr><td>{escape(name)}</td><td class='num'>{n}</td>"
             f"<td>{'loaded from the checkpoint' if name in report.resumed else 'compiled'}</td></tr>"
             for name, n in report.compiled.items()
         )
         rows += "".join(
-            f"<tr><td colspan='3' class='muted'>left as it was: {_e(why)}</td></tr>" for why in report.skipped
+            f"<tr><td colspan='3' class='muted'>left as it was: {escape(why)}</td></tr>" for why in report.skipped
         )
         head = "<tr><th>module</th><th class='num'>training examples</th><th></th></tr>"
         return f"<section><h2>Compiled modules</h2><table>{head}{rows}</table></section>"
     rows = "".join(
-        f"<tr><td>{_e(name)}</td><td class='num'>{'kept as shipped' if math.isinf(v) else f'{v:g}'}</td></tr>"
+        f"<tr><td>{escape(name)}</td><td class='num'>{'kept as shipped' if math.isinf(v) else f'{v:g}'}</td></tr>"
         for name, v in report.strengths.items()
     )
     note = (
@@ -142,6 +142,6 @@ def _changed(report: AlignReport) -> str:
 def _skipped(skipped: list[str]) -> str:
     if not skipped:
         return ""
-    items = "".join(f"<li>{_cut(s, 300)}</li>" for s in skipped[:_MAX_SKIPPED])
+    items = "".join(f"<li>{cut_html(s, 300)}</li>" for s in skipped[:_MAX_SKIPPED])
     more = f"<p class='muted'>and {len(skipped) - _MAX_SKIPPED} more</p>" if len(skipped) > _MAX_SKIPPED else ""
     return f"<section><h2>Rows the judge could not read ({len(skipped)})</h2><ul>{items}</ul>{more}</section>"

@@ -24,7 +24,7 @@ from typing import Any
 from rageval_lc.datasets.rows import FIELD_NAMES, sample_from_row
 from rageval_lc.schema import RagSample
 
-__all__ = ["read_samples", "row_of", "to_sample"]
+__all__ = ["dataset_items", "read_samples", "row_of", "to_sample"]
 
 #: The attributes read from a sample object that is neither a mapping nor a pydantic model nor a dataclass.
 _ATTRIBUTES = ("id", "metadata", "labels", *(name for names in FIELD_NAMES.values() for name in names))
@@ -46,7 +46,7 @@ def read_samples(data: object) -> list[RagSample]:
         )
         raise TypeError(msg)
     samples = []
-    for index, item in enumerate(_items(data)):
+    for index, item in enumerate(dataset_items(data)):
         sample = to_sample(item, index=index)
         samples.append(sample if sample.id is not None else sample.model_copy(update={"id": str(index)}))
     return samples
@@ -93,7 +93,9 @@ def row_of(item: object) -> dict[str, Any]:
     return {str(key): _plain(value) for key, value in raw.items() if not _missing(value) and not _empty(value)}
 
 
-def _items(data: object) -> Iterable[object]:
+def dataset_items(data: object) -> Iterable[object]:
+    """The samples or rows a dataset object holds (its ``samples`` or ``test_cases``, a DataFrame's records), or
+    the iterable itself; a TypeError for anything else."""
     for attribute in _DATASET_ITEMS:
         items = getattr(data, attribute, None)
         if isinstance(items, Iterable) and not isinstance(items, str | bytes):

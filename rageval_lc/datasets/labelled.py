@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rageval_lc.datasets.inputs import _items, row_of
+from rageval_lc.datasets.inputs import dataset_items, row_of
 from rageval_lc.datasets.ragbench import is_ragbench_row, ragbench_record
 from rageval_lc.datasets.rows import sample_from_row
 from rageval_lc.schema import RagSample
@@ -111,7 +111,7 @@ def read_labelled(data: object) -> list[LabelledSample]:
     if isinstance(data, str | Path):
         data = read_jsonl_rows(data)
     raw = []
-    for index, item in enumerate(_items(data)):
+    for index, item in enumerate(dataset_items(data)):
         row = _flatten_langsmith(row_of(item)) if not isinstance(item, RagSample) else {"sample": item}
         raw.append((index, row))
     five_point = _five_point_scores(row for _, row in raw)

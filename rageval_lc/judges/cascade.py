@@ -66,9 +66,9 @@ _RUNNING = 20_000  # confidences remembered for the running quantile of a budget
 
 def escalation_key(judgement: str, inputs: Mapping[str, Any]) -> str:
     """The key of one judgement on its inputs (a sample's id and metadata left out, as the judge cache does)."""
-    from rageval_lc.judges.resilient import _plain
+    from rageval_lc.judges.resilient import plain_json
 
-    text = json.dumps([judgement, _plain(dict(inputs))], sort_keys=True, default=str)
+    text = json.dumps([judgement, plain_json(dict(inputs))], sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

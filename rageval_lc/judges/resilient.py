@@ -50,7 +50,7 @@ from rageval_lc.verdicts import Judgement, JudgeUsage
 if TYPE_CHECKING:
     from rageval_lc.judges.declarations import Declaration
 
-__all__ = ["JudgeCache", "RateLimiter", "ResilientJudge", "is_transient"]
+__all__ = ["JudgeCache", "RateLimiter", "ResilientJudge", "is_transient", "judge_identity", "plain_json"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -233,7 +233,7 @@ class ResilientJudge(BaseJudge):
         self._sleep = sleep
         if timeout_s:
             judge.set_transport_timeout(timeout_s)
-        self._identity = _identity(judge)
+        self._identity = judge_identity(judge)
 
     @property
     def name(self) -> str:
@@ -316,7 +316,7 @@ class ResilientJudge(BaseJudge):
         return Judgement(name=name, status="error", reason=reason)
 
     def _key(self, name: str, inputs: Mapping[str, Any]) -> str:
-        payload = json.dumps([self._identity, name, _plain(dict(inputs))], sort_keys=True)
+        payload = json.dumps([self._identity, name, plain_json(dict(inputs))], sort_keys=True)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def planned_calls(self, judgement: str) -> int:
@@ -354,19 +354,20 @@ def _usable(judgement: Declaration[Any], cached: Judgement[Any], inputs: Mapping
     return problem is None
 
 
-def _identity(judge: Any) -> str:
+def judge_identity(judge: Any) -> str:
     """The judge's name plus whatever shapes its answers (a DSPy judge's LM settings and module state)."""
     parts: list[Any] = [judge.name, type(judge).__name__, judge.cache_identity()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
-def _plain(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
+    """The value as plain JSON data (a sample without its id and metadata), as the cache key reads it."""
     if isinstance(value, RagSample):
         return value.model_dump(mode="json", exclude={"id", "metadata"})
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json")
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_json(v) for v in value]
     return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)

@@ -11,14 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rageval_lc.metrics.trace import TRACE_METRICS
-from rageval_lc.reports.page import NAME_CHARS, _cut, _e, _fmt, _head
+from rageval_lc.reports.page import NAME_CHARS, cut_html, cut_text, escape, format_number
 
-__all__: list[str] = []  # helpers of the run report (html.py)
+__all__ = ["distributions_section", "mean_bar", "trace_profile_section"]  # helpers of the run report (html.py)
 
 _COLOURS = ("#3867d6", "#20bf6b", "#f7b731", "#eb3b5a", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584")
 
 
-def _bar(value: float | None, low: float | None = None, high: float | None = None, width: int = 160) -> str:
+def mean_bar(value: float | None, low: float | None = None, high: float | None = None, width: int = 160) -> str:
+    """A mean's bar on a 0 to 1 scale (SVG), its 95 % interval ``low`` to ``high`` drawn over it when given."""
     if value is None or not math.isfinite(value):
         return "<span class='muted'>no ok rows</span>"
 
@@ -72,7 +73,8 @@ def _histogram(values: Sequence[float], colour: str, *, bins: int = 10, width: i
     return f"<svg width='{width}' height='{height}' role='img'>{''.join(bars)}{axis}</svg>"
 
 
-def _distributions(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
+def distributions_section(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
+    """The report's section of each score's histogram over its ok rows; empty when no score has one."""
     cards = []
     for i, s in enumerate(summaries):
         values = _values(rows, s.name)
@@ -80,7 +82,8 @@ def _distributions(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
             continue
         median = sorted(values)[len(values) // 2]
         cards.append(
-            f"<div class='card'><h3>{_cut(s.name, NAME_CHARS)}</h3><p>mean {_fmt(s.mean)} · median {median:.3f} · "
+            f"<div class='card'><h3>{cut_html(s.name, NAME_CHARS)}</h3>"
+            f"<p>mean {format_number(s.mean)} · median {median:.3f} · "
             f"{len(values)} ok</p>{_histogram(values, _COLOURS[i % len(_COLOURS)])}</div>"
         )
     if not cards:
@@ -88,7 +91,8 @@ def _distributions(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
     return f"<section><h2>Score distributions</h2><div class='grid'>{''.join(cards)}</div></section>"
 
 
-def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
+def trace_profile_section(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) -> str:
+    """The report's section of the TRACe scores' means, over all rows and per dataset the rows' ids name."""
     means = {s.name: s.mean for s in summaries}
     groups: dict[str, dict[str, list[float]]] = {}
     for row in rows:
@@ -101,7 +105,10 @@ def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
     series = [("all rows", {n: means.get(n) for n in TRACE_METRICS})]
     for group in sorted(groups)[:7]:
         series.append(
-            (_head(group, 40), {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_METRICS})
+            (
+                cut_text(group, 40),
+                {n: (sum(v) / len(v) if (v := groups[group].get(n)) else None) for n in TRACE_METRICS},
+            )
         )
     width, height, left, bottom = 900, 240, 40, 40
     slot = (width - left) / len(TRACE_METRICS)
@@ -113,7 +120,7 @@ def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
             legend_x, legend_y = left, legend_y + 18
         legend.append(
             f"<rect x='{legend_x}' y='{legend_y}' width='10' height='10' fill='{_COLOURS[k % len(_COLOURS)]}'/>"
-            f"<text x='{legend_x + 14}' y='{legend_y + 9}' font-size='11' fill='#2f3542'>{_e(label)}</text>"
+            f"<text x='{legend_x + 14}' y='{legend_y + 9}' font-size='11' fill='#2f3542'>{escape(label)}</text>"
         )
         legend_x += step
     svg = [f"<svg width='{width}' height='{legend_y + 20}' role='img' aria-label='TRACe profile'>"]
@@ -131,7 +138,7 @@ def _trace_profile(rows: Sequence[Mapping[str, Any]], summaries: Sequence[Any]) 
             x, y = x0 + k * bar_w, height - bottom - h
             svg.append(
                 f"<rect x='{x:.1f}' y='{y:.1f}' width='{bar_w - 3:.1f}' height='{h:.1f}' rx='2' "
-                f"fill='{_COLOURS[k % len(_COLOURS)]}'><title>{_e(label)} {name}: {value:.3f}</title></rect>"
+                f"fill='{_COLOURS[k % len(_COLOURS)]}'><title>{escape(label)} {name}: {value:.3f}</title></rect>"
             )
         svg.append(
             f"<text x='{left + m * slot + slot / 2:.1f}' y='{height - bottom + 16}' font-size='12' "

@@ -40,6 +40,7 @@ __all__ = [
     "format_p",
     "pair_rows",
     "read_results",
+    "run_rows",
     "subset_of",
 ]
 
@@ -122,7 +123,7 @@ def compare(
             has the field ``by`` (the message lists the fields there are).
         OSError: If a file cannot be read.
     """
-    rows_a, rows_b = _rows(run_a, "run_a"), _rows(run_b, "run_b")
+    rows_a, rows_b = run_rows(run_a, "run_a"), run_rows(run_b, "run_b")
     pairs, unpaired = pair_rows(rows_a, rows_b)
     if not pairs:
         msg = (
@@ -351,7 +352,9 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _rows(run: str | Path | Iterable[Row], name: str) -> list[Row]:
+def run_rows(run: str | Path | Iterable[Row], name: str) -> list[Row]:
+    """The result rows of a run (a results file, an EvaluationRun, or rows), each checked; ``name`` says which
+    argument in the errors."""
     if isinstance(run, (str, Path)):
         return read_results(run)
     if callable(getattr(run, "rows", None)):  # an EvaluationRun

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rageval_lc.reports.attention import HIGHER_IS_WORSE
 from rageval_lc.reports.compare import Comparison, Pair, format_p
 from rageval_lc.reports.forest import MAX_PLOTTED, ForestPoint, forest_svg
-from rageval_lc.reports.page import BASE_CSS, _cut, _e, _page  # the report page's frame and text helpers
+from rageval_lc.reports.page import BASE_CSS, cut_html, escape, render_page  # the report page's frame and text helpers
 
 if TYPE_CHECKING:
     from rageval_lc.reports.stats import PairedComparison
@@ -54,7 +54,8 @@ def render_compare_html(
     only_a, only_b = result.unpaired["only_in_a"], result.unpaired["only_in_b"]
     heading = title or f"{a_name} vs {b_name}"
     facts = (
-        f"A = {_cut(a_name, _NAME_CHARS)} · B = {_cut(b_name, _NAME_CHARS)} · {len(result.pairs)} rows paired by id · "
+        f"A = {cut_html(a_name, _NAME_CHARS)} · B = {cut_html(b_name, _NAME_CHARS)} · "
+        f"{len(result.pairs)} rows paired by id · "
         f"{len(only_a)} only in A · {len(only_b)} only in B"
     )
     sections = [
@@ -63,7 +64,7 @@ def render_compare_html(
         _unpaired(only_a, only_b),
         _changed_most(result, max(0, min(top, _MAX_TOP)), names),
     ]
-    return _page(heading, _cut(heading, _NAME_CHARS), facts, _CSS, sections)
+    return render_page(heading, cut_html(heading, _NAME_CHARS), facts, _CSS, sections)
 
 
 def _num(value: float | None, digits: int = 3, *, sign: bool = False) -> str:
@@ -97,13 +98,14 @@ def _figures_table(rows: Sequence[tuple[str, str, PairedComparison]], first: str
         css = _direction(f, name)
         interval = "–" if f.ci_low is None else f"[{_num(f.ci_low, sign=True)}, {_num(f.ci_high, sign=True)}]"
         body.append(
-            f"<tr><td>{_cut(label, _NAME_CHARS)}</td><td class='num'>{f.n}</td><td class='num'>{_num(f.mean_a)}</td>"
+            f"<tr><td>{cut_html(label, _NAME_CHARS)}</td><td class='num'>{f.n}</td>"
+            f"<td class='num'>{_num(f.mean_a)}</td>"
             f"<td class='num'>{_num(f.mean_b)}</td><td class='num {css}'><b>{_num(f.diff, sign=True)}</b></td>"
             f"<td class='num {css}'>{interval}</td><td class='num'>{format_p(f.p_value).replace('-', '–')}</td>"
             f"<td class='num'>{f.wins} / {f.ties} / {f.losses}</td></tr>"
         )
     head = (
-        f"<tr><th>{_e(first)}</th><th class='num'>rows ok in both</th><th class='num'>mean A</th>"
+        f"<tr><th>{escape(first)}</th><th class='num'>rows ok in both</th><th class='num'>mean A</th>"
         "<th class='num'>mean B</th><th class='num'>B − A</th><th class='num'>95% CI</th><th class='num'>p</th>"
         "<th class='num'>B better / same / worse</th></tr>"
     )
@@ -113,7 +115,7 @@ def _figures_table(rows: Sequence[tuple[str, str, PairedComparison]], first: str
 def _differences(scores: Mapping[str, PairedComparison], one_sided: Mapping[str, str]) -> str:
     rows = [(name, name, f) for name, f in scores.items()]
     lower = [name for name in scores if name in HIGHER_IS_WORSE]
-    but = f" (below zero for {', '.join(_cut(n, _NAME_CHARS) for n in lower)}: lower is better)" if lower else ""
+    but = f" (below zero for {', '.join(cut_html(n, _NAME_CHARS) for n in lower)}: lower is better)" if lower else ""
     note = (
         "<p class='muted'>B − A: mean of the per-row differences over the rows where the score is ok in both runs. "
         "95% CI: paired bootstrap (the differences resampled). p: paired permutation (sign-flip) test of no "
@@ -122,7 +124,7 @@ def _differences(scores: Mapping[str, PairedComparison], one_sided: Mapping[str,
         "or lower where lower is better), the same, or worse.</p>"
     )
     note += "".join(
-        f"<p class='muted'>{_cut(name, _NAME_CHARS)}: only in run {run}'s rows, nothing to compare.</p>"
+        f"<p class='muted'>{cut_html(name, _NAME_CHARS)}: only in run {run}'s rows, nothing to compare.</p>"
         for name, run in one_sided.items()
     )
     return (
@@ -134,7 +136,7 @@ def _by_section(result: Comparison) -> str:
     rows = [
         (f"{subset} · {name}", name, f) for subset, scores in result.by.items() for name, f in scores.items() if f.n
     ]
-    field = _e(result.by_field)
+    field = escape(result.by_field)
     note = (
         f"<p class='muted'>Subsets of <code>{field}</code>, read from each row (else its details; for "
         "<code>dataset</code>, else the dataset a RAGBench id names); rows naming none are under (missing).</p>"
@@ -170,7 +172,7 @@ def _unpaired(only_a: Sequence[str], only_b: Sequence[str]) -> str:
         )
     items = []
     for label, keys in (("Only in A", only_a), ("Only in B", only_b)):
-        shown = ", ".join(_cut(key, _NAME_CHARS) for key in keys[:_MAX_IDS]) or "none"
+        shown = ", ".join(cut_html(key, _NAME_CHARS) for key in keys[:_MAX_IDS]) or "none"
         more = f" <span class='muted'>and {len(keys) - _MAX_IDS} more</span>" if len(keys) > _MAX_IDS else ""
         items.append(f"<p><b>{label}</b> ({len(keys)}): {shown}{more}</p>")
     note = "<p class='muted'>Left out of every figure above: they have no partner to be compared with.</p>"
@@ -194,7 +196,7 @@ def _changed_most(result: Comparison, top: int, names: tuple[str, str]) -> str:
         )
         opened = " open" if k == 0 else ""
         blocks.append(
-            f"<details{opened}><summary>{_cut(name, _NAME_CHARS)}: {len(pairs)} rows "
+            f"<details{opened}><summary>{cut_html(name, _NAME_CHARS)}: {len(pairs)} rows "
             f"(B − A {_num(f.diff, sign=True)})</summary><table>{head}{body}</table></details>"
         )
     if not blocks:
@@ -217,7 +219,7 @@ def _pair_row(pair: Pair, name: str, has_text: bool, names: tuple[str, str]) -> 
     where = pair.key if pair.occurrence == 0 else f"{pair.key} (#{pair.occurrence + 1})"
     lines = [n if isinstance(n, int) else "–" for n in (pair.a.get("line"), pair.b.get("line"))]
     line = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]} / {lines[1]}"
-    under = f"<br><span class='muted'>{_e(line)}</span>"
+    under = f"<br><span class='muted'>{escape(line)}</span>"
     if line in ("line –", pair.key):  # no input lines (a Python run's rows), or the key already says it
         under = ""
     text = ""
@@ -225,10 +227,10 @@ def _pair_row(pair: Pair, name: str, has_text: bool, names: tuple[str, str]) -> 
         shown = [line for field in _TEXT_FIELDS for line in _text_lines(pair, field, names)]
         text = f"<td class='reason'>{'<br>'.join(shown) or '–'}</td>"
     return (
-        f"<tr><td>{_cut(where, _NAME_CHARS)}{under}</td>"
+        f"<tr><td>{cut_html(where, _NAME_CHARS)}{under}</td>"
         f"<td class='num'>{a:.3f}</td><td class='num'>{b:.3f}</td><td class='num {css}'><b>{b - a:+.3f}</b></td>"
-        f"<td class='reason'>{_cut(_reason(pair.a, name), _TEXT_CHARS)}</td>"
-        f"<td class='reason'>{_cut(_reason(pair.b, name), _TEXT_CHARS)}</td>{text}</tr>"
+        f"<td class='reason'>{cut_html(_reason(pair.a, name), _TEXT_CHARS)}</td>"
+        f"<td class='reason'>{cut_html(_reason(pair.b, name), _TEXT_CHARS)}</td>{text}</tr>"
     )
 
 
@@ -237,9 +239,9 @@ def _text_lines(pair: Pair, field: str, names: tuple[str, str]) -> list[str]:
     (``response (A: old.jsonl)``)."""
     values = [row.get(field) if isinstance(row.get(field), str) else None for row in (pair.a, pair.b)]
     if values[0] == values[1]:
-        return [] if values[0] is None else [f"<b>{field}</b>: {_cut(values[0], _TEXT_CHARS)}"]
+        return [] if values[0] is None else [f"<b>{field}</b>: {cut_html(values[0], _TEXT_CHARS)}"]
     return [
-        f"<b>{field}</b> ({run}: {_cut(run_name, _NAME_CHARS)}): {_cut(value, _TEXT_CHARS)}"
+        f"<b>{field}</b> ({run}: {cut_html(run_name, _NAME_CHARS)}): {cut_html(value, _TEXT_CHARS)}"
         for run, run_name, value in zip("AB", names, values, strict=True)
         if value is not None
     ]

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rageval_lc.reports.page import _e, _head
+from rageval_lc.reports.page import cut_text, escape
 
 __all__ = ["MAX_PLOTTED", "ForestPoint", "forest_svg"]
 
@@ -56,10 +56,10 @@ def forest_svg(points: Sequence[ForestPoint], *, left: str, right: str, aria: st
     def x(value: float) -> float:
         return label_w + (value + half) / (2 * half) * plot_w
 
-    svg = [f"<svg width='{width}' height='{height}' role='img' aria-label='{_e(aria)}'>"]
+    svg = [f"<svg width='{width}' height='{height}' role='img' aria-label='{escape(aria)}'>"]
     svg.append(
-        f"<text x='{label_w}' y='14' font-size='11' fill='#8395a7'>{_e(left)}</text>"
-        f"<text x='{label_w + plot_w}' y='14' font-size='11' fill='#8395a7' text-anchor='end'>{_e(right)}</text>"
+        f"<text x='{label_w}' y='14' font-size='11' fill='#8395a7'>{escape(left)}</text>"
+        f"<text x='{label_w + plot_w}' y='14' font-size='11' fill='#8395a7' text-anchor='end'>{escape(right)}</text>"
     )
     for tick in (-half, -half / 2, 0.0, half / 2, half):
         tx = x(tick)
@@ -74,9 +74,9 @@ def forest_svg(points: Sequence[ForestPoint], *, left: str, right: str, aria: st
         figures = f"{p.value:+.3f} [{p.low:+.3f}, {p.high:+.3f}]"
         tip = f"{p.label}: {figures}" + (f", {p.tip}" if p.tip else "")
         svg.append(
-            f"<g><title>{_e(tip)}</title>"
+            f"<g><title>{escape(tip)}</title>"
             f"<text x='{label_w - 10}' y='{y + 4:.1f}' font-size='12' text-anchor='end' fill='#2f3542'>"
-            f"{_e(_head(p.label, 32))}</text>"
+            f"{escape(cut_text(p.label, 32))}</text>"
             f"<line x1='{x(p.low):.1f}' y1='{y:.1f}' x2='{x(p.high):.1f}' y2='{y:.1f}' stroke='{colour}' "
             "stroke-width='2'/>"
             f"<line x1='{x(p.low):.1f}' y1='{y - 5:.1f}' x2='{x(p.low):.1f}' y2='{y + 5:.1f}' stroke='{colour}'/>"

@@ -45,8 +45,8 @@ from rageval_lc.reports.attention import (
     score_value,
     worst_rows,
 )
-from rageval_lc.reports.charts import _bar, _distributions, _trace_profile
-from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _fmt, _head, _page
+from rageval_lc.reports.charts import distributions_section, mean_bar, trace_profile_section
+from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, cut_html, cut_text, escape, format_number, render_page
 from rageval_lc.reports.stats import DEFAULT_RESAMPLES
 from rageval_lc.reports.summary import reference_view, summarize
 from rageval_lc.text import plural
@@ -132,7 +132,7 @@ def render_html(
         str(info.get("judge")) for row in rows for info in (row.get("details") or {}).values()
         if isinstance(info, Mapping) and info.get("judge")
     )  # fmt: skip
-    judge_names = ", ".join(_cut(name, NAME_CHARS) for name in list(judges)[:MAX_JUDGES]) or "unknown"
+    judge_names = ", ".join(cut_html(name, NAME_CHARS) for name in list(judges)[:MAX_JUDGES]) or "unknown"
     if len(judges) > MAX_JUDGES:
         judge_names += f" and {len(judges) - MAX_JUDGES} more"
     parts = [_summary_section(summaries, n_resamples, seed)]
@@ -151,13 +151,13 @@ def render_html(
     )
     parts.append(_problems(rows))
     if all(name in scores for name in TRACE_METRICS):
-        parts.append(_trace_profile(rows, summaries))
+        parts.append(trace_profile_section(rows, summaries))
     view = reference_view(rows) if any(n in scores for n in ("faithfulness", "answer_relevance")) else {}
     if view:
         parts.append(_reference_section(view))
-    parts.append(_distributions(rows, [s for s in summaries if s.name not in _SKIP_DISTRIBUTION][:MAX_SCORES]))
+    parts.append(distributions_section(rows, [s for s in summaries if s.name not in _SKIP_DISTRIBUTION][:MAX_SCORES]))
     facts = f"{len(rows)} rows · {len(scores)} scores · judge {judge_names}"
-    return _page(title, _cut(title, NAME_CHARS), facts, _CSS, parts)
+    return render_page(title, cut_html(title, NAME_CHARS), facts, _CSS, parts)
 
 
 def _chosen_scores(worst_by: str | Sequence[str] | None, scores: Sequence[str]) -> list[str]:
@@ -168,7 +168,7 @@ def _chosen_scores(worst_by: str | Sequence[str] | None, scores: Sequence[str]) 
     asked = [worst_by] if isinstance(worst_by, str) else list(worst_by)
     unknown = [name for name in asked if name not in scores]
     if unknown or not asked:
-        have = ", ".join(_head(name, 40) for name in scores[:MAX_SCORES]) or "none"
+        have = ", ".join(cut_text(name, 40) for name in scores[:MAX_SCORES]) or "none"
         msg = f"The 'worst_by' parameter of render_html must name scores of the rows ({have}). Got {worst_by!r}."
         raise ValueError(msg)
     return list(dict.fromkeys(asked))
@@ -209,16 +209,16 @@ def _text(value: str | None, kind: str, *, missing: str = "") -> str:
     """Escaped HTML of a question, answer or reason: whole when short, else its head cut at a word boundary
     and the full text (at most :data:`FULL_CHARS`) in a ``<details>`` one click away."""
     if value is None or not value.strip():
-        return f"<span class='muted'>{_e(missing)}</span>" if missing else ""
+        return f"<span class='muted'>{escape(missing)}</span>" if missing else ""
     flat = re.sub(r"\s+", " ", value).strip()
     limit = _PREVIEW[kind]
     if len(flat) <= limit:
-        return _e(flat)
-    full = _e(value[:FULL_CHARS])
+        return escape(flat)
+    full = escape(value[:FULL_CHARS])
     if len(value) > FULL_CHARS:
         full += f"…<span class='cut'> ({len(value) - FULL_CHARS:,} characters cut; the results file keeps them)</span>"
     return (
-        f"<details class='more'><summary><span class='preview'>{_e(_head_words(flat, limit))}</span> "
+        f"<details class='more'><summary><span class='preview'>{escape(_head_words(flat, limit))}</span> "
         f"<span class='toggle show'>show all ({len(value):,} characters)</span><span class='toggle hide'>hide</span>"
         f"</summary><div class='full'>{full}</div></details>"
     )
@@ -232,8 +232,8 @@ def _summary_section(summaries: Sequence[Any], n_resamples: int, seed: int) -> s
         low, high = s.ci_low, s.ci_high
         interval = "" if low is None else f" <span class='ci'>[{low:.3f}, {high:.3f}]</span>"
         body.append(
-            f"<tr><td>{_cut(s.name, NAME_CHARS)}</td><td class='num'><b>{_fmt(s.mean)}</b>{interval}</td>"
-            f"<td>{_bar(s.mean, low, high)}</td><td class='num'>{s.ok}</td>"
+            f"<tr><td>{cut_html(s.name, NAME_CHARS)}</td><td class='num'><b>{format_number(s.mean)}</b>{interval}</td>"
+            f"<td>{mean_bar(s.mean, low, high)}</td><td class='num'>{s.ok}</td>"
             f"<td class='num'>{s.undetermined}</td><td{flags}>{s.error}</td>"
             f"<td class='num muted'>{total}</td></tr>"
         )
@@ -259,7 +259,8 @@ def _summary_section(summaries: Sequence[Any], n_resamples: int, seed: int) -> s
 
 def _reference_section(view: Mapping[str, Any]) -> str:
     body = "".join(
-        f"<tr><td>{_e(k)}</td><td{_NUM_CELL if not isinstance(v, str) else ''}>{_e('–' if v is None else v)}</td></tr>"
+        f"<tr><td>{escape(k)}</td>"
+        f"<td{_NUM_CELL if not isinstance(v, str) else ''}>{escape('–' if v is None else v)}</td></tr>"
         for k, v in view.items()
     )  # a word (a grade, what a composite lacks) is text, not a number
     return (
@@ -273,8 +274,8 @@ def _row_cell(row: Mapping[str, Any], index: int) -> str:
     under an id, its input line."""
     line, label = row.get("line"), row_label(row, index)
     named = label != f"line {line}"
-    where = f"<br><span class='muted'>line {_e(line)}</span>" if isinstance(line, int) and named else ""
-    return f"<td class='text'>{_cut(label, NAME_CHARS)}{where}</td>"
+    where = f"<br><span class='muted'>line {escape(line)}</span>" if isinstance(line, int) and named else ""
+    return f"<td class='text'>{cut_html(label, NAME_CHARS)}{where}</td>"
 
 
 def _list_table(score_header: str, reason_header: str, body: Sequence[str], *, questions: bool) -> str:
@@ -325,10 +326,10 @@ def _worst_section(
     for name in names[:MAX_SCORES]:
         ranked = worst_rows(rows, name, limit)
         if not ranked:
-            left_out.append(f"{_cut(name, NAME_CHARS)} (no ok rows)")
+            left_out.append(f"{cut_html(name, NAME_CHARS)} (no ok rows)")
             continue
         if not asked and all(id(row) in listed for row in ranked):
-            repeats.append(_cut(name, NAME_CHARS))
+            repeats.append(cut_html(name, NAME_CHARS))
             continue
         order = "highest first: higher is worse" if name in HIGHER_IS_WORSE else "lowest first"
         body = [
@@ -339,15 +340,15 @@ def _worst_section(
         ]
         opened = " open" if asked or not tables else ""
         table = (
-            f"<details class='list'{opened}><summary>Worst rows by {_cut(name, NAME_CHARS)} "
+            f"<details class='list'{opened}><summary>Worst rows by {cut_html(name, NAME_CHARS)} "
             f"<span class='muted'>{plural(len(ranked), 'row')}, {order}</span></summary>"
-            f"{_list_table(_e(_head(name, 40)), 'the judge&#x27;s reason', body, questions=questions)}</details>"
+            f"{_list_table(escape(cut_text(name, 40)), 'the judge&#x27;s reason', body, questions=questions)}</details>"
         )
         if budget.take(table):
             tables.append(table)
             listed.update(id(row) for row in ranked)
         else:
-            left_out.append(f"{_cut(name, NAME_CHARS)} (the page's size bound; ask for it with --worst-by)")
+            left_out.append(f"{cut_html(name, NAME_CHARS)} (the page's size bound; ask for it with --worst-by)")
     if len(names) > MAX_SCORES:
         left_out.append(f"{len(names) - MAX_SCORES} more scores")
     if not tables and not left_out:
@@ -384,10 +385,10 @@ def _contradiction_section(
         score = next((v for n in ("adherence", "faithfulness") if (v := score_value(row, n)) is not None), None)
         items = "".join(
             f"<div class='conflict'><span class='pill{' bad' if c.flagged else ''}'>"
-            f"{'flagged' if c.flagged else 'in the reason'}</span> <b>{_e(_head(c.response_key, 20))}</b> "
+            f"{'flagged' if c.flagged else 'in the reason'}</span> <b>{escape(cut_text(c.response_key, 20))}</b> "
             f"{_text(c.sentence, 'answer')}<br><span class='muted'>"
             + (
-                f"contradicted by {_e(_head(', '.join(c.document_keys), 60)) or 'the documents'}"
+                f"contradicted by {escape(cut_text(', '.join(c.document_keys), 60)) or 'the documents'}"
                 f"{': ' if c.conflict else ''}</span>{_text(c.conflict, 'reason')}"
                 if c.flagged
                 else f"the judge:</span> {_text(c.conflict, 'reason')}"
@@ -396,7 +397,7 @@ def _contradiction_section(
             for c in listed[:10]
         )
         piece = (
-            f"<tr>{_row_cell(row, index)}<td class='num'><b>{_fmt(score)}</b></td>"
+            f"<tr>{_row_cell(row, index)}<td class='num'><b>{format_number(score)}</b></td>"
             f"{_texts_cells(row, questions=questions)}"
             f"<td class='text reason'>{items}</td></tr>"
         )
@@ -437,8 +438,8 @@ def _problems(rows: Sequence[Mapping[str, Any]]) -> str:
     if not reasons:
         return "<section><h2>Undetermined and failed scores</h2><p>None: every score was determined.</p></section>"
     body = "".join(
-        f"<tr><td><span class='pill'>{_cut(status, 20)}</span></td><td class='num'>{count}</td>"
-        f"<td class='reason'>{_cut(reason, 300)}</td></tr>"
+        f"<tr><td><span class='pill'>{cut_html(status, 20)}</span></td><td class='num'>{count}</td>"
+        f"<td class='reason'>{cut_html(reason, 300)}</td></tr>"
         for (status, reason), count in reasons.most_common(15)
     )
     return (

@@ -272,10 +272,10 @@ def labelled_summary(
         ValueError: If the labels are malformed (naming the file, line and field), name no score of the run, or
             two label rows disagree on one row.
     """
-    from rageval_lc.reports.compare import _rows
+    from rageval_lc.reports.compare import run_rows
     from rageval_lc.reports.ppi import ppi_mean, stratified_ppi_mean
 
-    rows = _rows(run, "run")
+    rows = run_rows(run, "run")
     label_rows = read_labels(labels)
     matching = match_labels(rows, label_rows, run=run_name)
     names = _run_scores(rows)
@@ -387,10 +387,10 @@ def labelled_difference(
         >>> d.n, d.n_unlabelled, d.classical_mean, round(d.judge_mean, 3)
         (4, 2, 0.5, 0.333)
     """
-    from rageval_lc.reports.compare import _rows, pair_rows
+    from rageval_lc.reports.compare import pair_rows, run_rows
     from rageval_lc.reports.ppi import ppi_mean
 
-    rows_a, rows_b = _rows(run_a, "run_a"), _rows(run_b, "run_b")
+    rows_a, rows_b = run_rows(run_a, "run_a"), run_rows(run_b, "run_b")
     pairs, _ = pair_rows(rows_a, rows_b)
     if not pairs:
         raise ValueError("no row of run B has the id of a row of run A: compare two runs over the same input rows.")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from rageval_lc.reports.labelled import LabelledSummary, caution
-from rageval_lc.reports.page import NAME_CHARS, _cut, _e, _fmt
+from rageval_lc.reports.page import NAME_CHARS, cut_html, escape, format_number
 
 __all__ = ["intervals_svg", "labelled_section"]
 
@@ -42,31 +42,39 @@ def labelled_section(summary: LabelledSummary) -> str:
         ("ambiguous ids (left out)", matching.ambiguous),
     ):
         if keys:
-            facts.append(f"{len(keys)} {what}: {_cut(', '.join(keys[:10]), 300)}")
+            facts.append(f"{len(keys)} {what}: {cut_html(', '.join(keys[:10]), 300)}")
     plots, body = [], []
     for name, est in list(summary.scores.items())[:_MAX_SCORES]:
-        plots.append(f"<h3>{_cut(name, NAME_CHARS)}</h3>{intervals_svg(est, name)}")
+        plots.append(f"<h3>{cut_html(name, NAME_CHARS)}</h3>{intervals_svg(est, name)}")
         worth = "∞" if math.isinf(est.effective_labels) else f"{est.effective_labels:.0f}"
         body.append(
-            f"<tr><td>{_cut(name, NAME_CHARS)}</td><td class='num'>{est.n}</td><td class='num'>{est.n_unlabelled}</td>"
+            f"<tr><td>{cut_html(name, NAME_CHARS)}</td><td class='num'>{est.n}</td>"
+            f"<td class='num'>{est.n_unlabelled}</td>"
             + "".join(
-                f"<td class='num'><b>{_fmt(getattr(est, m))}</b> <span class='ci'>[{_fmt(getattr(est, lo))}, "
-                f"{_fmt(getattr(est, hi))}]</span></td>"
+                f"<td class='num'><b>{format_number(getattr(est, m))}</b> "
+                f"<span class='ci'>[{format_number(getattr(est, lo))}, "
+                f"{format_number(getattr(est, hi))}]</span></td>"
                 for _, (m, lo, hi), _ in _KINDS
             )
             + f"<td class='num'>{est.lam:.2f}</td><td class='num'>{worth}</td></tr>"
         )
     notes = [
-        f"<p class='bad'>{_e(name)}: {_e(why)}.</p>" for name, est in summary.scores.items() if (why := caution(est))
+        f"<p class='bad'>{escape(name)}: {escape(why)}.</p>"
+        for name, est in summary.scores.items()
+        if (why := caution(est))
     ]
-    notes += [f"<p class='muted'>{_e(name)}: no estimate ({_e(why)}).</p>" for name, why in summary.without.items()]
+    notes += [
+        f"<p class='muted'>{escape(name)}: no estimate ({escape(why)}).</p>" for name, why in summary.without.items()
+    ]
     if summary.stratified_by is not None:
         notes.append(
-            f"<p class='muted'>The labels were drawn stratum by stratum of {_cut(summary.stratified_by, NAME_CHARS)}: "
+            "<p class='muted'>The labels were drawn stratum by stratum of "
+            f"{cut_html(summary.stratified_by, NAME_CHARS)}: "
             "each stratum's estimate is weighed by its share of the rows.</p>"
         )
     notes += [
-        f"<p class='muted'>{_e(name)}: {k} labelled row{'s' if k != 1 else ''} left out (the judge's score not ok).</p>"
+        f"<p class='muted'>{escape(name)}: {k} labelled row{'s' if k != 1 else ''} left out "
+        "(the judge's score not ok).</p>"
         for name, k in summary.judge_not_ok.items()
     ]
     table = (
@@ -110,7 +118,9 @@ def intervals_svg(est, name: str = "") -> str:
     def x(value: float) -> float:
         return label_w + (value - low) / (high - low) * plot_w
 
-    svg = [f"<svg width='{width}' height='{height}' role='img' aria-label='{_e(name or 'score')}: three intervals'>"]
+    svg = [
+        f"<svg width='{width}' height='{height}' role='img' aria-label='{escape(name or 'score')}: three intervals'>"
+    ]
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         tx = x(tick)
         svg.append(
@@ -122,8 +132,8 @@ def intervals_svg(est, name: str = "") -> str:
         mean, a, b = (getattr(est, f) for f in (m, lo, hi))
         figures = f"{mean:.3f} [{a:.3f}, {b:.3f}]"
         svg.append(
-            f"<g><title>{_e(label)}: {figures}</title>"
-            f"<text x='{label_w - 10}' y='{y + 4:.1f}' font-size='12' text-anchor='end' fill='#2f3542'>{_e(label)}"
+            f"<g><title>{escape(label)}: {figures}</title>"
+            f"<text x='{label_w - 10}' y='{y + 4:.1f}' font-size='12' text-anchor='end' fill='#2f3542'>{escape(label)}"
             f"</text><line x1='{x(a):.1f}' y1='{y:.1f}' x2='{x(b):.1f}' y2='{y:.1f}' stroke='{colour}' "
             f"stroke-width='3'/><line x1='{x(a):.1f}' y1='{y - 5:.1f}' x2='{x(a):.1f}' y2='{y + 5:.1f}' "
             f"stroke='{colour}'/><line x1='{x(b):.1f}' y1='{y - 5:.1f}' x2='{x(b):.1f}' y2='{y + 5:.1f}' "

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["NAME_CHARS"]
+__all__ = ["NAME_CHARS", "cut_html", "cut_text", "escape", "format_number", "render_page"]
 
 NAME_CHARS = 80  # ids, score, judge and dataset names, the title
 
 #: The page frame every report shares (header, sections, tables), and its text classes: ``muted``, ``cut`` (what
-#: :func:`_cut` writes), ``full`` and ``text`` (a whole text), ``details.list`` (a folded list).
+#: :func:`cut_html` writes), ``full`` and ``text`` (a whole text), ``details.list`` (a folded list).
 BASE_CSS = """
 body { font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; margin: 0; color: #1e272e;
        background: #f5f6fa; }
@@ -40,7 +40,7 @@ details.list > summary { cursor: pointer; font-weight: 600; font-size: 14px; pad
 """
 
 
-def _page(title: str, heading: str, facts: str, css: str, sections: Sequence[str]) -> str:
+def render_page(title: str, heading: str, facts: str, css: str, sections: Sequence[str]) -> str:
     """One self-contained page, as every report draws it: ``title`` (plain text, cut to :data:`NAME_CHARS` in the
     browser's tab), ``heading`` and ``facts`` (HTML: the ``h1`` and the line under it, which ends with when the
     page was generated), the ``css``, and the ``sections`` that are not empty, in order."""
@@ -48,7 +48,7 @@ def _page(title: str, heading: str, facts: str, css: str, sections: Sequence[str
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(_head(title, NAME_CHARS))}</title><style>{css}</style></head><body>",
+        f"<title>{escape(cut_text(title, NAME_CHARS))}</title><style>{css}</style></head><body>",
         f"<header><h1>{heading}</h1><p>{facts} · generated {generated}</p></header><main>",
         *sections,
         "</main></body></html>",
@@ -56,23 +56,25 @@ def _page(title: str, heading: str, facts: str, css: str, sections: Sequence[str
     return "\n".join(p for p in parts if p)
 
 
-def _e(value: Any) -> str:
+def escape(value: Any) -> str:
+    """The value as text, HTML-escaped (quotes too), to put in an element or an attribute."""
     return html.escape(str(value), quote=True)
 
 
-def _head(value: Any, limit: int) -> str:
+def cut_text(value: Any, limit: int) -> str:
     """The text's first ``limit`` characters, an ellipsis after them when it is longer (plain text)."""
     text = str(value)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _cut(value: Any, limit: int) -> str:
+def cut_html(value: Any, limit: int) -> str:
     """Escaped HTML of the text, cut after ``limit`` characters with an ellipsis and how much was cut."""
     text = str(value)
     if len(text) <= limit:
-        return _e(text)
-    return f"{_e(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
+        return escape(text)
+    return f"{escape(text[:limit])}…<span class='cut'> ({len(text) - limit:,} characters cut)</span>"
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
+def format_number(value: float | None, digits: int = 3) -> str:
+    """The number with ``digits`` decimals, or a dash for None."""
     return "–" if value is None else f"{value:.{digits}f}"

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rageval_lc.reports.html import FULL_CHARS
-from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, _cut, _e, _page
+from rageval_lc.reports.page import BASE_CSS, NAME_CHARS, cut_html, escape, render_page
 from rageval_lc.reports.stats import wilson_interval
 from rageval_lc.rgb.scoring import (
     RESULT_HEADERS,
@@ -140,7 +140,7 @@ def render_rgb_html(
     failures = sum(1 for row in rows if row.get("error"))
     facts = f"{len(rows)} questions asked · {mode} scoring"
     if model_name:
-        facts += f" · system {_cut(model_name, NAME_CHARS)}"
+        facts += f" · system {cut_html(model_name, NAME_CHARS)}"
     if failures:
         facts += f" · {failures} calls failed (scored as empty answers)"
     parts = [
@@ -148,7 +148,7 @@ def render_rgb_html(
         _table_section(results),
         _wrong_section(rows, judgements, mode),
     ]
-    return _page(title, _cut(title, NAME_CHARS), facts, _CSS, parts)
+    return render_page(title, cut_html(title, NAME_CHARS), facts, _CSS, parts)
 
 
 def _chart_section(curves: Mapping[str, Sequence[AccuracyPoint]]) -> str:
@@ -200,17 +200,17 @@ def _chart_section(curves: Mapping[str, Sequence[AccuracyPoint]]) -> str:
                 )
             svg.append(
                 f"<circle cx='{x(p.ratio):.1f}' cy='{y(p.accuracy):.1f}' r='4' fill='{colour}'>"
-                f"<title>{_e(label)}</title></circle>"
+                f"<title>{escape(label)}</title></circle>"
             )
         name = task.replace("_", " ")
         svg.append(
             f"<rect x='{legend_x}' y='{height + 6}' width='10' height='10' fill='{colour}'/>"
-            f"<text x='{legend_x + 14}' y='{height + 15}' font-size='11' fill='#2f3542'>{_e(name)}</text>"
+            f"<text x='{legend_x + 14}' y='{height + 15}' font-size='11' fill='#2f3542'>{escape(name)}</text>"
         )
         legend_x += 30 + 7 * len(name)
     svg.append("</svg>")
     rows = "".join(
-        f"<tr><td>{_e(task.replace('_', ' '))}</td><td class='num'>{p.ratio:g}</td>"
+        f"<tr><td>{escape(task.replace('_', ' '))}</td><td class='num'>{p.ratio:g}</td>"
         f"<td class='num'>{'–' if p.noise_given is None else f'{100 * p.noise_given:.0f}%'}</td>"
         f"<td class='num'>{p.correct} of {p.total}</td><td class='num'>{100 * p.accuracy:.1f}%</td>"
         f"<td class='num'>{_interval(p)}</td></tr>"
@@ -256,13 +256,13 @@ def _interval(point: AccuracyPoint) -> str:
 def _table_section(results: Sequence[Any]) -> str:
     body = []
     for r, (task, rows, *figures) in zip(results, result_rows(results), strict=True):
-        name = _e(task) if r.noise_ratio is not None else f"<b>{_e(task)}</b> (all ratios)"
+        name = escape(task) if r.noise_ratio is not None else f"<b>{escape(task)}</b> (all ratios)"
         cells = [name, str(rows), *("–" if f is None else f"{f:.1f}" for f in figures)]
         body.append(
             "<tr>" + "".join(f"<td{'' if i == 0 else ' class=num'}>{c}</td>" for i, c in enumerate(cells)) + "</tr>"
         )
     head = "".join(f"<th{'' if i == 0 else ' class=num'}>{h}</th>" for i, h in enumerate(RESULT_HEADERS))
-    note = _e(RESULT_LEGEND)
+    note = escape(RESULT_LEGEND)
     table = f"<table><tr>{head}</tr>{''.join(body)}</table>"
     return f"<section><h2>Every task</h2><p class='muted'>{note}</p>{table}</section>"
 
@@ -283,7 +283,7 @@ def _wrong_section(rows: Sequence[Mapping[str, Any]], judgements: Sequence[Any],
         body = "".join(_wrong_row(row) for row, _ in wrong[:MAX_WRONG])
         more = "" if len(wrong) <= MAX_WRONG else f"<p class='muted'>{len(wrong) - MAX_WRONG} more not listed.</p>"
         piece = (
-            f"<details class='list'><summary>{_e(name)}: {len(wrong)} of {totals[(task, ratio)]} wrong</summary>"
+            f"<details class='list'><summary>{escape(name)}: {len(wrong)} of {totals[(task, ratio)]} wrong</summary>"
             f"<table><tr><th>question</th><th>expected</th><th>system's answer</th></tr>{body}</table>{more}</details>"
         )
         if len(piece) > budget:
@@ -292,7 +292,7 @@ def _wrong_section(rows: Sequence[Mapping[str, Any]], judgements: Sequence[Any],
         budget -= len(piece)
         lists.append(piece)
     if left:
-        lists.append(f"<p class='muted'>Not listed, to keep the page small: {_e('; '.join(left[:20]))}.</p>")
+        lists.append(f"<p class='muted'>Not listed, to keep the page small: {escape('; '.join(left[:20]))}.</p>")
     what = (
         "A wrong answer: not right below noise ratio 1; at ratio 1 neither rejected nor right (lenient scoring: not "
         "rejected); on counterfactual documents, the error not detected. Each list shows at most "
@@ -323,17 +323,18 @@ def _documents(row: Mapping[str, Any]) -> list[str]:
 
 
 def _wrong_row(row: Mapping[str, Any]) -> str:
-    expected = _cut(_answer_text(row["answer"]), FULL_CHARS)
+    expected = cut_html(_answer_text(row["answer"]), FULL_CHARS)
     if row.get("counterfactual_answer"):
-        expected += f"<br><span class='muted'>planted: {_cut(row['counterfactual_answer'], NAME_CHARS)}</span>"
+        expected += f"<br><span class='muted'>planted: {cut_html(row['counterfactual_answer'], NAME_CHARS)}</span>"
     documents = _documents(row)
-    docs = "".join(f"<li class='full'>{_cut(d, FULL_CHARS)}</li>" for d in documents[:MAX_DOCUMENTS])
+    docs = "".join(f"<li class='full'>{cut_html(d, FULL_CHARS)}</li>" for d in documents[:MAX_DOCUMENTS])
     if len(documents) > MAX_DOCUMENTS:
         docs += f"<li class='muted'>{len(documents) - MAX_DOCUMENTS} more not shown</li>"
     folded = f"<details class='docs'><summary>{len(documents)} documents</summary><ol>{docs}</ol></details>"
-    error = f"<br><span class='muted'>failed: {_cut(row['error'], NAME_CHARS)}</span>" if row.get("error") else ""
+    error = f"<br><span class='muted'>failed: {cut_html(row['error'], NAME_CHARS)}</span>" if row.get("error") else ""
     question = row.get("query") or ""
     return (
-        f"<tr><td class='text'>{_cut(question, FULL_CHARS)}{folded if documents else ''}</td>"
-        f"<td class='text'>{expected}</td><td class='text full'>{_cut(row['prediction'], FULL_CHARS)}{error}</td></tr>"
+        f"<tr><td class='text'>{cut_html(question, FULL_CHARS)}{folded if documents else ''}</td>"
+        f"<td class='text'>{expected}</td>"
+        f"<td class='text full'>{cut_html(row['prediction'], FULL_CHARS)}{error}</td></tr>"
     )

@@ -9,7 +9,7 @@ import pytest
 from rageval_lc import RagSample, evaluate, evaluate_sample
 from rageval_lc.engine.engine import make_resilient
 from rageval_lc.judges.base import AdoptedJudge, Judge, as_judge
-from rageval_lc.judges.resilient import ResilientJudge, _identity
+from rageval_lc.judges.resilient import ResilientJudge, judge_identity
 from rageval_lc.schema import TraceLabels
 from rageval_lc.verdicts import Judgement
 
@@ -59,8 +59,8 @@ def test_it_is_adopted_with_the_defaults_and_keeps_its_extras() -> None:
 
 
 def test_differently_compiled_judges_never_share_a_cache_key() -> None:
-    assert _identity(as_judge(OldStyle("a"))) != _identity(as_judge(OldStyle("b")))
-    assert _identity(as_judge(OldStyle("a"))) == _identity(as_judge(OldStyle("a")))
+    assert judge_identity(as_judge(OldStyle("a"))) != judge_identity(as_judge(OldStyle("b")))
+    assert judge_identity(as_judge(OldStyle("a"))) == judge_identity(as_judge(OldStyle("a")))
 
 
 def test_a_resilient_wrapper_takes_an_old_style_judge_and_passes_its_extras_through() -> None:

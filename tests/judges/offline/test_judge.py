@@ -322,18 +322,18 @@ def test_an_off_topic_passage_changes_no_outcome_of_the_judge(judge: OfflineJudg
 
 
 def test_offline_judges_share_cache_entries_only_with_the_same_model_params_and_adapter(tmp_path: Path) -> None:
-    from rageval_lc.judges.resilient import _identity
+    from rageval_lc.judges.resilient import judge_identity
 
     shipped = LocalParams.load(None)
     other = LocalParams(**{**shipped.__dict__, "adherence_threshold": shipped.adherence_threshold / 2})
     adapter = tmp_path / "nli"
     adapter.mkdir()
     (adapter / "adapter_model.safetensors").write_bytes(b"another adapter")
-    assert _identity(OfflineJudge()) == _identity(OfflineJudge())
-    assert _identity(OfflineJudge(params=other)) != _identity(OfflineJudge())
+    assert judge_identity(OfflineJudge()) == judge_identity(OfflineJudge())
+    assert judge_identity(OfflineJudge(params=other)) != judge_identity(OfflineJudge())
     with pytest.warns(CalibrationWarning):  # the shipped parameters were fitted on the shipped adapter
-        assert _identity(OfflineJudge(nli=adapter)) != _identity(OfflineJudge())
-    assert _identity(OfflineJudge("some/other-model")) != _identity(OfflineJudge())
+        assert judge_identity(OfflineJudge(nli=adapter)) != judge_identity(OfflineJudge())
+    assert judge_identity(OfflineJudge("some/other-model")) != judge_identity(OfflineJudge())
 
 
 def test_a_feature_row_is_built_by_column_name() -> None:
