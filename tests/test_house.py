@@ -82,13 +82,12 @@ def _private_imports(source: str) -> list[str]:
     return found
 
 
-def test_no_module_of_the_offline_judge_imports_a_private_name() -> None:
-    """Each module of ``judges/offline/`` (the contradiction detector's package among them) hands on only names
-    without a leading underscore: what another module reads is public, said in its ``__all__``."""
-    offline = PACKAGE / "judges" / "offline"
+def test_no_module_of_the_package_imports_a_private_name() -> None:
+    """Each module of ``rageval_lc/`` hands on only names without a leading underscore: what another module reads
+    is public, said in its ``__all__``."""
     found = {
-        path.relative_to(offline).as_posix(): names
-        for path in offline.rglob("*.py")
+        path.relative_to(PACKAGE).as_posix(): names
+        for path in PACKAGE.rglob("*.py")
         if (names := _private_imports(path.read_text(encoding="utf-8")))
     }
     assert found == {}
