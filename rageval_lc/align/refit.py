@@ -227,7 +227,7 @@ def _completeness_row(item: AlignItem, params: LocalParams) -> np.ndarray:
     """The completeness model's inputs for one sample, from the key sets ``params`` choose (as the judge does)."""
     from rageval_lc.judges.offline.decision import context_decision
 
-    context = context_decision(item.features, dataclasses.replace(params, completeness=None))
+    context = context_decision(item.features, params, matched=False)
     return context.completeness_inputs(len(item.features.response_keys))
 
 

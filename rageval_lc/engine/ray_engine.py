@@ -555,7 +555,7 @@ def on_actor_device(judge: Any, gpu_ids: Sequence[Any]) -> None:
     for part in (inner, inner.nli, getattr(inner.encoder, "encoder", None)):
         if part is not None and hasattr(part, "device"):
             part.device = device
-    if inner is not judge and hasattr(judge, "judge_identity"):  # the cache key follows the device it now runs on
+    if inner is not judge and hasattr(judge, "_identity"):  # the cache key follows the device it now runs on
         from rageval_lc.judges.resilient import judge_identity
 
         judge._identity = judge_identity(inner)

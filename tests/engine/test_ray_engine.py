@@ -303,6 +303,7 @@ def test_windows_keep_input_order_and_each_actor_loads_the_judge_once(cluster: N
 
 def test_the_offline_judge_follows_the_actors_device() -> None:
     from rageval_lc.judges.offline.judge import OfflineJudge
+    from rageval_lc.judges.resilient import judge_identity
 
     judge = ResilientJudge(OfflineJudge(device="cpu"))
     inner = judge.judge
@@ -312,6 +313,12 @@ def test_the_offline_judge_follows_the_actors_device() -> None:
     assert (inner.device, inner.nli.device, inner.encoder.encoder.device) == ("cpu", "cpu", "cpu")
     on_actor_device(judge, gpu_ids=[0])
     assert (inner.device, inner.nli.device, inner.encoder.encoder.device) == ("cuda", "cuda", "cuda")
+    assert inner.nli.runtime == "torch"  # a model moved to a GPU runs there, not in onnxruntime on the CPU
+    # the cache key follows the device: judgements made on the CPU are not served to the GPU actor, nor back
+    on_gpu = judge._identity
+    assert on_gpu == judge_identity(inner)
+    on_actor_device(judge, gpu_ids=[])
+    assert judge._identity == judge_identity(inner) != on_gpu and inner.nli.runtime == "onnx"
     labels = ResilientJudge(LabelsJudge())
     on_actor_device(labels, gpu_ids=[0])  # other judges are left alone
     assert not hasattr(labels.judge, "device")

@@ -6,8 +6,10 @@ ONNX graph with ``onnx.helper`` (standard operators only), then run by onnxrunti
 products and its own memory arena. On 100 RAGBench rows (trace and faithfulness, 2 cores) a run took 26 s where the
 numpy pass took 100 s and torch's bfloat16 39 s, with the numpy pass's vectors and probabilities within float
 rounding (``tests/judges/offline/test_cpu_runtimes.py`` compares every runtime with torch on real sentences and
-pairs). The graph is written in memory each time a model loads, its weights handed to the session where they lie
-(about 0.2 s): no exported file ships, nothing needs torch.
+pairs). The graph is written in memory each time a model loads, its weights handed to the session as external
+initializers (about 0.2 s): no exported file ships, nothing needs torch. onnxruntime keeps its own copy of them
+(overwriting the arrays afterwards changes no output), so the arrays kept here serve only to build the one-thread
+session (:func:`one_thread`) when it is first asked for.
 
 Example:
     >>> config = BertConfig(hidden_size=8, num_attention_heads=2, num_hidden_layers=1)
@@ -45,7 +47,8 @@ _THIS_THREAD = threading.local()
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Within it, the forward passes this thread runs use one core (a second session of the same model, one
-    thread, sharing its weights): for scoring in the background beside a chain, which keeps the other cores.
+    thread, built from the same weights): for scoring in the background beside a chain, which keeps the other
+    cores.
 
     Example:
         >>> with one_thread():
@@ -123,7 +126,7 @@ class OnnxBert:
         # handler's worker); spinning cost a 20 ms chain 1.23x its latency where sleeping cost 1.07x, and inline
         # scoring 92 ms where sleeping took 68 ms, for the same rows/s on a file (26.4 s and 26.7 s for 100 rows)
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        names = list(self._weights)  # kept alive with the sessions, which read them where they are
+        names = list(self._weights)  # the session copies them; they are kept for a later one-thread session
         options.add_external_initializers(
             names, [onnxruntime.OrtValue.ortvalue_from_numpy(self._weights[n]) for n in names]
         )
@@ -176,7 +179,7 @@ def _shape(name: str, config: BertConfig) -> tuple[int, ...]:
 def _graph(w: Mapping[str, np.ndarray], config: BertConfig, *, classifier: bool) -> tuple[Any, dict[str, np.ndarray]]:
     """The forward pass as an ONNX model (inputs ``input_ids``, ``attention_mask``, ``token_type_ids``: int64,
     batch × length; outputs ``hidden`` and, for a classifier, ``logits``) and the weights it names as external data,
-    by name, for the session to read where they are."""
+    by name, handed to the session apart from the graph."""
     from onnx import TensorProto, helper
 
     g = _Builder()
@@ -261,8 +264,8 @@ class _Builder:
         return name
 
     def const(self, name: str, value: np.ndarray) -> str:
-        """A weight: the graph names it as external data and the session reads the array where it is
-        (onnxruntime's ``add_external_initializers``): nothing is copied into the graph or serialised."""
+        """A weight: the graph names it as external data, handed to the session with onnxruntime's
+        ``add_external_initializers`` (the graph stays a few kilobytes; the session copies the array)."""
         from onnx import TensorProto
 
         self.weights[name] = np.ascontiguousarray(value, dtype=np.float32)

@@ -75,9 +75,10 @@ class ContextDecision:
         )
 
 
-def context_decision(features: SampleFeatures, params: LocalParams) -> ContextDecision:
+def context_decision(features: SampleFeatures, params: LocalParams, *, matched: bool = True) -> ContextDecision:
     """The relevant and utilized document sentences of a sample (see :class:`ContextDecision`); its features must
-    have a document table (at least one document sentence)."""
+    have a document table (at least one document sentence). ``matched=False``: the key sets alone, the utilized
+    keys not re-picked for the completeness model (what that model reads)."""
     m = len(features.response_keys)
     p_rel = params.relevance.predict(features.documents)
     p_use = params.utilization.predict(features.documents)
@@ -86,7 +87,7 @@ def context_decision(features: SampleFeatures, params: LocalParams) -> ContextDe
     relevant = top_keys(features.document_keys, p_rel, share_rel)
     utilized = top_keys(features.document_keys, p_use, share_use)
     decision = ContextDecision(p_rel, p_use, share_rel, share_use, relevant, utilized)
-    if params.completeness is None or not relevant:
+    if not matched or params.completeness is None or not relevant:
         return decision
     expected = float(np.clip(params.completeness.predict(decision.completeness_inputs(m))[0], 0.0, 1.0))
     matched = _matched_utilized(features.document_keys, p_use, relevant, len(utilized), expected)

@@ -89,11 +89,19 @@ class NliModel(Portable):
         from rageval_lc.judges.offline.runtime import choose_runtime
 
         self.device = resolve_device(device)
-        self.runtime = choose_runtime(runtime, self.device, precision)
+        self._runtime = runtime
+        choose_runtime(runtime, self.device, precision)  # an unknown runtime, or numpy off the CPU, fails here
         self.batch_size = batch_size
         self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._loaded: tuple[Any, Any] | None = None
+
+    @property
+    def runtime(self) -> str:
+        """What runs the model on its device now (``auto`` settled: a model moved to a GPU runs in torch)."""
+        from rageval_lc.judges.offline.runtime import choose_runtime
+
+        return choose_runtime(self._runtime, self.device, self.precision)
 
     @property
     def source(self) -> str | None:
