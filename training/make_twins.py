@@ -115,8 +115,9 @@ from rageval_lc.facts import MONTHS, ONES, UNITS  # noqa: E402
 from rageval_lc.facts.dates import dates  # noqa: E402
 from rageval_lc.facts.names import name_type, names, role_swap, same_name  # noqa: E402
 from rageval_lc.facts.numbers import Quantity, quantities, same_quantity  # noqa: E402
+from rageval_lc.facts.polarity import NEGATIONS  # noqa: E402
 from rageval_lc.facts.units import UNIT_ABBREVIATIONS, UNIT_NAMES, UNIT_STEPS, british_spelling  # noqa: E402
-from rageval_lc.facts.words import stem  # noqa: E402
+from rageval_lc.facts.words import STOP_WORDS, stem  # noqa: E402
 from rageval_lc.text import normalize_key, split_sentences  # noqa: E402
 
 CONTRADICTING = ("number", "date", "entity", "negation", "direction", "role_swap", "scope")
@@ -130,11 +131,7 @@ FAITHFUL = (
     "short_answer",
 )
 AUX_SOURCES = ("wice",)  # ARES' synthetic rows list no evidence sentences: no twin can be checked against one
-_STOP = frozenset(
-    "a an the of to in on at for and or is are was were be been being by with as it its this that these those "
-    "has have had do does did from into than then there their they them he she his her which who what when "
-    "where how also very can could would should will shall may might must any not no you your yours our we i".split()
-)
+_STOP = STOP_WORDS | frozenset("not no you your yours our we i".split())
 
 
 # --- the pieces ---------------------------------------------------------------------------------------
@@ -608,7 +605,8 @@ _SUBORDINATE = re.compile(
     re.I,
 )
 _NOT_AFTER_AUX = frozenset("not also still just only n't never no a an".split())
-_NEGATION_TOKEN = re.compile(r"\b(?:not|no|never|none|nor|cannot|without|neither)\b|n't\b", re.I)
+_NEGATION_WORDS = "|".join(sorted(NEGATIONS - {"n't"}))  # "n't" ends a word rather than standing alone
+_NEGATION_TOKEN = re.compile(rf"\b(?:{_NEGATION_WORDS})\b|n't\b", re.I)
 
 
 def _main_clause_start(text: str, position: int) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rageval_lc.engine.engine import RESILIENCE_OPTIONS, resilient_judge
-from rageval_lc.judges.factory import canonical_judge_spec, resolve_judge
+from rageval_lc.judges.factory import is_packaged_offline, resolve_judge
 from rageval_lc.judges.offline.devices import check_device
 from rageval_lc.schema import MetricResult, RagSample
 from rageval_lc.scoring.registry import MetricSpec, get_metric
@@ -225,8 +225,7 @@ class JudgeWhenNeeded:
 
     def __init__(self, judge: Any, options: Mapping[str, Any]) -> None:
         device = options.get("device", "auto")
-        offline = judge is None or (isinstance(judge, str) and canonical_judge_spec(judge) == "offline")
-        self.deferred = offline and check_device(device) in ("auto", "cpu")
+        self.deferred = is_packaged_offline(judge) and check_device(device) in ("auto", "cpu")
         if self.deferred:  # the same checks of the options, on a judge that costs nothing to build
             checked = {k: v for k, v in options.items() if k != "cache_dir"}  # its directory: made when built
             _, self.options = resilient_judge("labels", checked)

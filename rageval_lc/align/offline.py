@@ -144,9 +144,8 @@ def align_judge(
     report.held_out_share = check.held_out
     if out is not None and (check.force or report.usable):
         path = Path(out)
-        nli = (
-            offline.nli.record()
-        )  # the NLI model the features came from (None: the packaged one), loaded with the file
+        # the NLI model the features came from (None: the packaged one), loaded with the file
+        nli = offline.nli.record()
         meta = {
             **{k: v for k, v in before.metadata.items() if k != "nli_model"},
             **({"nli_model": nli} if nli else {}),

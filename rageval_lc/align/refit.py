@@ -270,12 +270,6 @@ def _spread(p_claims: np.ndarray, claims: np.ndarray) -> np.ndarray:
     return out
 
 
-def _claims(item: AlignItem) -> np.ndarray:
-    from rageval_lc.judges.offline.decision import claim_mask
-
-    return claim_mask(item.features)
-
-
 def fit_aligned(
     items: Sequence[AlignItem], shipped: LocalParams, models: Sequence[str] = MODELS
 ) -> tuple[LocalParams, dict[str, float]]:
@@ -355,7 +349,9 @@ def fit_aligned(
     ]  # a faithful row: every sentence supported
     # the sentences that make a claim (the judge never calls another unsupported): the model and its threshold
     # are fitted on them alone, as the calibration fits the shipped ones
-    claims = {i: _claims(items[i]) for i in range(len(items)) if unsupported[i] is not None}
+    from rageval_lc.judges.offline.decision import claim_mask
+
+    claims = {i: claim_mask(items[i].features) for i in range(len(items)) if unsupported[i] is not None}
     labelled = [i for i in claims if claims[i].any()]
     if labelled and "support" in models:
         x = np.vstack([items[i].features.support_inputs[claims[i]] for i in labelled])

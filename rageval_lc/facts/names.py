@@ -33,6 +33,7 @@ __all__ = [
     "NAME_KINDS",
     "ORGANISATION_GROUPS",
     "ORGANISATION_WORDS",
+    "PASSIVE",
     "PLACE_FIRST_WORDS",
     "PLACE_WORDS",
     "REGION_WORDS",
@@ -476,7 +477,8 @@ def _plain(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-_PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
+#: A passive clause with its agent ("was acquired by", "is made by"): who does what is said the other way round.
+PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
 
 
 def role_swap(hypothesis: str, premise: str) -> list[str] | None:
@@ -498,7 +500,7 @@ def role_swap(hypothesis: str, premise: str) -> list[str] | None:
     if a not in lowered or b not in lowered:
         return None
     reversed_order = lowered.index(a) > lowered.index(b)
-    voices_differ = bool(_PASSIVE.search(hypothesis)) != bool(_PASSIVE.search(premise))
+    voices_differ = bool(PASSIVE.search(hypothesis)) != bool(PASSIVE.search(premise))
     if reversed_order == voices_differ:
         return None
     between_h, between_p = _between(hypothesis, ordered_h), _between(premise, ordered_p)

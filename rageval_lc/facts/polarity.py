@@ -14,16 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rageval_lc.facts.words import stem
+from rageval_lc.facts.words import STOP_WORDS, stem
 
 __all__ = ["ANTONYMS", "NEGATIONS", "Comparison", "comparisons", "negated_words"]
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "cannot", "without", "n't", "neither"})
-_STOP = frozenset(
-    "a an the of to in on at for and or is are was were be been being by with as it its this that these those "
-    "has have had do does did from into than then there their they them he she his her which who what when "
-    "where how also very can could would should will shall may might must any".split()
-)
 
 
 _ANTONYM_PAIRS = (
@@ -70,7 +65,7 @@ _ANTONYM_PAIRS = (
 ANTONYMS = {b: a for a, b in (p.split() for p in _ANTONYM_PAIRS)}
 
 
-_NEGATION_SKIP = _STOP | frozenset(
+_NEGATION_SKIP = STOP_WORDS | frozenset(
     "longer yet always even just really necessarily ever currently usually generally often quite fully".split()
 )
 _LABEL_NEGATION = re.compile(r"(?<=\w[\s,;:])(?:Not|No)\s+[A-Z][a-z]+")
@@ -152,4 +147,4 @@ def comparisons(text: str) -> list[Comparison]:
 def _side_words(text: str) -> frozenset[str]:
     words = re.findall(r"[\w'’]+", text.lower())
     verbs = {"is", "are", "was", "were", "costs", "cost", "weighs", "weigh", "runs", "run", "be", "been", "much", "far"}
-    return frozenset(stem(w) for w in words if w not in _STOP and w not in verbs)
+    return frozenset(stem(w) for w in words if w not in STOP_WORDS and w not in verbs)

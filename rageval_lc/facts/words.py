@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["stem"]
+__all__ = ["STOP_WORDS", "stem"]
+
+#: Words that state nothing of their own: articles, auxiliaries, pronouns, prepositions, modals (the judge's frame
+#: words and the twins' edits each add their own to these).
+STOP_WORDS = frozenset(
+    "a an the of to in on at for and or is are was were be been being by with as it its this that these those "
+    "has have had do does did from into than then there their they them he she his her which who what when "
+    "where how also very can could would should will shall may might must any".split()
+)
 
 #: Irregular past participles and their verbs ("should not be given" negates "give").
 _IRREGULAR = dict(

@@ -32,6 +32,7 @@ __all__ = [
     "JUDGE_CHOICES",
     "JUDGE_FORMS",
     "canonical_judge_spec",
+    "is_packaged_offline",
     "local_options",
     "make_judge",
     "offline_options",
@@ -238,6 +239,16 @@ def _offline_judge(device: str) -> Judge:
     return OfflineJudge(device=device)
 
 
+def is_packaged_offline(judge: Any) -> bool:
+    """Whether ``judge`` asks for the packaged offline judge as it is: None, ``"offline"`` or an old name of it.
+
+    Example:
+        >>> is_packaged_offline(None), is_packaged_offline("local"), is_packaged_offline("offline:my.json")
+        (True, True, False)
+    """
+    return judge is None or (isinstance(judge, str) and canonical_judge_spec(judge) == "offline")
+
+
 def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
     """A judge from what the API and the integrations accept.
 
@@ -253,7 +264,7 @@ def resolve_judge(judge: Any = None, *, device: str = "auto") -> Judge:
     from rageval_lc.judges.offline.devices import check_device, resolve_device
 
     check_device(device)
-    if judge is None or (isinstance(judge, str) and canonical_judge_spec(judge) == "offline"):
+    if is_packaged_offline(judge):
         return _offline_judge(resolve_device(device))  # one per process and device
     if isinstance(judge, str):
         return make_judge(judge, device=device)

@@ -213,20 +213,13 @@ class SupportDecision:
         ]
 
 
-def support_decision(
-    features: SampleFeatures,
-    verdicts: Sequence[SentenceNli],
-    params: LocalParams,
-    p_before: np.ndarray | None = None,
-) -> SupportDecision:
+def support_decision(features: SampleFeatures, verdicts: Sequence[SentenceNli], params: LocalParams) -> SupportDecision:
     """The support verdicts of an answer's sentences and of the answer (see :class:`SupportDecision`) from its
     features and the NLI pass's ``verdicts``: a response whose probability of being fully supported is below the
     threshold, or with a forcing contradiction, gets its doubtful sentences marked unsupported (at least the most
-    doubtful one). ``p_before``: the support model's P(unsupported) of each sentence when already worked out (a
-    fitter's out-of-fold predictions), else ``params.support``'s."""
+    doubtful one)."""
     m = len(features.response_keys)
-    if p_before is None:
-        p_before = params.support.predict(features.support_inputs) if m else np.zeros(0)
+    p_before = params.support.predict(features.support_inputs) if m else np.zeros(0)
     claims = claim_mask(features)
     p_unsupported, flags = nli_adjusted(p_before, verdicts, params, closest_documents(features), claims)
     forced = {k: v for k, v, c in zip(features.response_keys, verdicts, flags, strict=True) if c}

@@ -17,7 +17,6 @@ from rageval_lc.judges.offline.decision import (
     SupportDecision,
     claim_mask,
     context_decision,
-    contradiction_strength,
     support_decision,
 )
 from rageval_lc.judges.offline.features import SampleFeatures
@@ -85,11 +84,7 @@ def labels_from_features(
     # an unsupported sentence with a conflict (of a kind that forces or not) is contradicted, and says by what
     # "contradicted" is said only where its kind is precise enough to force the verdict (SPEC §6: precision >= 0.9 on
     # real answers); another conflict on an unsupported sentence is evidence its reason names, not a verdict
-    contradicted = {
-        k: v
-        for k, v in zip(features.response_keys, verdicts, strict=True)
-        if k in flagged and _opposition(v)[0] and contradiction_strength(v, params) is not None
-    }
+    contradicted = {k: v for k, v in forced.items() if v.contradicting_keys}
     # a sentence flagged only as the most doubtful one of an answer judged not fully supported says so
     doubt = (
         f"the answer as a whole is judged not fully supported (probability {probability:.3f}, below the "
@@ -97,8 +92,9 @@ def labels_from_features(
     )
     support = []
     claim_free = dict(zip(features.response_keys, features.claim_free or (None,) * m, strict=True))
+    only_by_answer = decision.only_as_most_doubtful(features, params)
     for i, key in enumerate(features.response_keys):
-        by_answer = key in flagged and key not in forced and p_unsupported[i] < params.support_threshold
+        by_answer = only_by_answer[i]
         kind = claim_free[key]
         support.append(
             {

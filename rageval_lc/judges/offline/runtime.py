@@ -42,7 +42,7 @@ _CPU_PRECISIONS = ("auto", "float32")
 def choose_runtime(
     runtime: str, device: str, precision: str = "auto", *, environ: Mapping[str, str] | None = None
 ) -> str:
-    """``numpy`` or ``torch``: ``runtime`` itself, or what ``auto`` means on ``device`` at ``precision``.
+    """``onnx``, ``numpy`` or ``torch``: ``runtime`` itself, or what ``auto`` means on ``device`` at ``precision``.
 
     Raises:
         ValueError: If ``runtime`` is unknown, or is ``numpy`` off the CPU or below float32.

@@ -24,7 +24,7 @@ from functools import cached_property, lru_cache
 
 from rageval_lc.facts import ONES
 from rageval_lc.facts.dates import Date, dates
-from rageval_lc.facts.names import COMMON_STARTS, names, role_swap, same_name
+from rageval_lc.facts.names import COMMON_STARTS, PASSIVE, names, role_swap, same_name
 from rageval_lc.facts.numbers import Quantity, quantities, same_quantity
 from rageval_lc.facts.polarity import Comparison
 from rageval_lc.facts.words import stem
@@ -284,9 +284,6 @@ def _closest(said: Quantity, old: list[Quantity]) -> Quantity:
     )
 
 
-_PASSIVE = re.compile(r"\b(?:was|were|is|are|been|being|be)\s+(?:\w+\s+)?\w+(?:ed|en|wn|ght|id|ld|ne)\s+by\b", re.I)
-
-
 def _ordered_frame(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for word in re.findall(r"[A-Za-z][A-Za-z'’-]*", text):
@@ -304,7 +301,7 @@ def _crossed_roles(sentence: str, document: str, frame: set[str]) -> list[str] |
     shared = [w for w in h if w in set(d)]
     if len(shared) < 3 or len(shared) < 0.8 * len(set(h)) or len(shared) < 0.8 * len(set(d)) or len(set(d)) > 12:
         return None  # two short statements of the same words only
-    if bool(_PASSIVE.search(sentence)) != bool(_PASSIVE.search(document)):
+    if bool(PASSIVE.search(sentence)) != bool(PASSIVE.search(document)):
         return None
     where_h = {w: i for i, w in enumerate(w for w in h if w in shared)}
     where_d = {w: i for i, w in enumerate(w for w in d if w in shared)}

@@ -26,7 +26,7 @@ from rageval_lc.facts.dates import Date, dates
 from rageval_lc.facts.names import names
 from rageval_lc.facts.numbers import Quantity, quantities
 from rageval_lc.facts.polarity import ANTONYMS, NEGATIONS, Comparison, comparisons, negated_words
-from rageval_lc.facts.words import stem
+from rageval_lc.facts.words import STOP_WORDS, stem
 
 __all__ = [
     "CACHED_TEXTS",
@@ -55,13 +55,10 @@ SINGLE = ("sentence", "clause")
 CACHED_TEXTS = 4096
 _SPELLED_NUMBERS = NUMBER_WORDS | {"half"}  # and "half", which the figure slots read as a number too
 #: Words that frame no statement: articles, auxiliaries, pronouns, prepositions, light verbs.
-FRAME_STOP = frozenset(
-    "a an the of to in on at for and or is are was were be been being by with as it its this that these those has "
-    "have had do does did from into than then there their they them he she his her which who whom what when where "
-    "how also very can could would should will shall may might must any about around approximately roughly nearly "
-    "almost some more less over under up least most than per yes so such only just i we you our your after before "
-    "during since while if although however because according able went go goes gone came come comes got get gets "
-    "made make makes took take takes put puts".split()
+FRAME_STOP = STOP_WORDS | frozenset(
+    "whom about around approximately roughly nearly almost some more less over under up least most per yes so such "
+    "only just i we you our your after before during since while if although however because according able went go "
+    "goes gone came come comes got get gets made make makes took take takes put puts".split()
 )
 
 
